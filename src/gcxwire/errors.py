@@ -1,0 +1,78 @@
+"""The exception hierarchy, shared by both twins of the speedups and every codec."""
+
+from __future__ import annotations
+
+__all__ = [
+    "GcxwireError",
+    "EncodeError",
+    "EncodeTypeError",
+    "EncodeValueError",
+    "DecodeError",
+    "UnsupportedVersionError",
+]
+
+
+class GcxwireError(Exception):
+    """Base class of every error gcxwire raises on purpose."""
+
+
+class EncodeError(GcxwireError):
+    """A value cannot be carried by the chosen format.
+
+    ``reason`` says why and ``path`` says where, as a JSONPath such as
+    ``$.results[3].line``.
+    """
+
+    def __init__(self, reason: str, path: str = "$") -> None:
+        self.reason = reason
+        self.path = path
+        super().__init__(f"{reason} - at `{path}`")
+
+    def __reduce__(self) -> tuple[type[EncodeError], tuple[str, str]]:
+        return (type(self), (self.reason, self.path))
+
+    def relocated(self, prefix: str) -> EncodeError:
+        """The same error with ``prefix`` put in front of a path relative to it.
+
+        Row-level code reports paths such as ``$.line``; the caller that knows
+        the row's place turns that into ``$.results[3].line``.
+        """
+        return type(self)(self.reason, prefix + self.path[1:])
+
+
+class EncodeTypeError(EncodeError, TypeError):
+    """The value's type has no encoding (a set, bytes, a non-str key...)."""
+
+
+class EncodeValueError(EncodeError, ValueError):
+    """The value's type is fine but this value is not (NaN, too deep...)."""
+
+
+class DecodeError(GcxwireError, ValueError):
+    """The text is not a well-formed payload.
+
+    Carries ``msg``, ``doc`` (the text, when known), ``pos`` (0-based character
+    offset), and 1-based ``lineno`` and ``colno``.
+    """
+
+    def __init__(self, msg: str, doc: str = "", pos: int = 0, lineno: int = 1, colno: int = 1):
+        self.msg = msg
+        self.doc = doc
+        self.pos = pos
+        self.lineno = lineno
+        self.colno = colno
+        super().__init__(f"{msg} (line {lineno}, column {colno})")
+
+    @classmethod
+    def at(cls, msg: str, doc: str, pos: int) -> DecodeError:
+        """Build the error for character offset ``pos`` of ``doc``."""
+        lineno = doc.count("\n", 0, pos) + 1
+        colno = pos - (doc.rfind("\n", 0, pos) + 1) + 1
+        return cls(msg, doc, pos, lineno, colno)
+
+    def __reduce__(self) -> tuple[type[DecodeError], tuple[str, str, int, int, int]]:
+        return (type(self), (self.msg, self.doc, self.pos, self.lineno, self.colno))
+
+
+class UnsupportedVersionError(DecodeError):
+    """The payload is a GCX version other than GCX1 (re-issue the call as JSON)."""
