@@ -1,0 +1,181 @@
+"""Pick the cheapest wire format for a value, and read back whichever one arrives.
+
+``format="auto"`` encodes every candidate (compact JSON, typed GCX1, DCP in the
+gateway dialect), keeps only those that decode back to exactly the same value,
+and returns the one with the fewest cl100k tokens. Compact JSON wins ties and
+is the fallback, so no response ever grows and nothing is ever lost.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import math
+import re
+from collections.abc import Callable
+from types import ModuleType
+from typing import Any, Literal
+
+import orjson
+
+from . import tokens
+from .errors import DecodeError, EncodeError, EncodeTypeError, EncodeValueError, GcxwireError
+
+__all__ = ["FORMATS", "Format", "compact_json", "decode", "detect", "encode", "first_difference"]
+
+Format = Literal["auto", "gcx", "dcp", "json"]
+FORMATS: tuple[str, ...] = ("auto", "gcx", "dcp", "json")
+
+# orjson reads integers beyond 64 bits as floats; such literals take the exact path.
+_LONG_DIGIT_RUN = re.compile(r"\d{19}")
+
+
+def _codec(name: str) -> ModuleType | None:
+    """``gcxwire.<name>``, or None while that codec is not part of the package."""
+    try:
+        return importlib.import_module(f"gcxwire.{name}")
+    except ModuleNotFoundError as exc:
+        if exc.name == f"gcxwire.{name}":
+            return None
+        raise
+
+
+def _require(name: str) -> ModuleType:
+    module = _codec(name)
+    if module is None:
+        raise GcxwireError(f"the {name} codec is not available in this build of gcxwire")
+    return module
+
+
+def compact_json(value: Any) -> str:
+    """The JSON a server would send: compact, keys in their order, UTF-8 as is."""
+    try:
+        return orjson.dumps(value).decode()
+    except orjson.JSONEncodeError:
+        pass  # e.g. an int beyond 64 bits: the standard library writes it exactly
+    try:
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    except ValueError as exc:
+        raise EncodeValueError(f"not representable as JSON: {exc}") from exc
+    except TypeError as exc:
+        raise EncodeTypeError(f"not representable as JSON: {exc}") from exc
+
+
+def _encode_gcx(value: Any, tool: str) -> str:
+    text: str = _require("gcx").encode(value, tool=tool)
+    return text
+
+
+def _encode_dcp(value: Any, tool: str) -> str:
+    text: str = _require("dcp").encode(value)
+    return text
+
+
+_ENCODERS: dict[str, Callable[[Any, str], str]] = {"gcx": _encode_gcx, "dcp": _encode_dcp}
+
+
+def encode(value: Any, *, tool: str, format: Format = "auto") -> str:
+    """Encode ``value`` (a JSON value) as the result of ``tool``.
+
+    ``format`` is ``"gcx"``, ``"dcp"`` or ``"json"`` to force one, or
+    ``"auto"`` for the lossless candidate with the fewest tokens.
+    """
+    if format == "json":
+        return compact_json(value)
+    if format in _ENCODERS:
+        return _ENCODERS[format](value, tool)
+    if format != "auto":
+        raise ValueError(f"unknown format {format!r}; expected one of {', '.join(FORMATS)}")
+
+    best = compact_json(value)
+    best_tokens = tokens.count(best)
+    for name, encoder in _ENCODERS.items():
+        if _codec(name) is None:
+            continue
+        try:
+            text = encoder(value, tool)
+        except EncodeError:
+            continue  # this format cannot carry the value; another one will
+        cost = tokens.count(text)
+        if cost < best_tokens and _decodes_to(text, value):
+            best, best_tokens = text, cost
+    return best
+
+
+def _decodes_to(text: str, value: Any) -> bool:
+    try:
+        return first_difference(decode(text), value) is None
+    except DecodeError:
+        return False
+
+
+def detect(text: str) -> Literal["gcx", "dcp", "json"]:
+    """Which format ``text`` is in, judged from its first line or two.
+
+    A DCP payload is a ``["$S",...]`` header line followed by rows, optionally
+    after one wrapper-metadata object line. A single line is always JSON: a
+    JSON array may well start with the string ``"$S"``.
+    """
+    if text.startswith("GCX"):
+        return "gcx"
+    first, newline, rest = text.partition("\n")
+    if not newline:
+        return "json"
+    if first.startswith('["$S",'):
+        return "dcp"
+    if first.startswith("{") and rest.startswith('["$S",') and _is_json_object(first):
+        return "dcp"
+    return "json"
+
+
+def _is_json_object(line: str) -> bool:
+    try:
+        return isinstance(orjson.loads(line), dict)
+    except orjson.JSONDecodeError:
+        return False
+
+
+def decode(text: str) -> Any:
+    """The JSON value carried by ``text``, whichever of the formats it is in."""
+    kind = detect(text)
+    if kind == "json":
+        return _loads_json(text)
+    return _require(kind).decode(text)
+
+
+def _loads_json(text: str) -> Any:
+    try:
+        if _LONG_DIGIT_RUN.search(text):
+            return json.loads(text)
+        return orjson.loads(text)
+    except json.JSONDecodeError as exc:  # orjson's error is a subclass
+        raise DecodeError.at(f"invalid JSON: {exc.msg}", text, exc.pos) from None
+
+
+def first_difference(got: Any, want: Any, path: str = "$") -> str | None:
+    """The JSONPath of the first place ``got`` differs from ``want``, or None.
+
+    Stricter than ``==``: ``1``, ``1.0`` and ``True`` differ, ``-0.0`` differs
+    from ``0.0``, and objects must list their keys in the same order.
+    """
+    if type(got) is not type(want):
+        return path
+    if isinstance(want, dict):
+        if list(got) != list(want):
+            missing = [k for k in want if k not in got] + [k for k in got if k not in want]
+            return f"{path}.{missing[0]}" if missing else f"{path} (key order)"
+        for key, item in want.items():
+            found = first_difference(got[key], item, f"{path}.{key}")
+            if found is not None:
+                return found
+        return None
+    if isinstance(want, list):
+        for index, (left, right) in enumerate(zip(got, want, strict=False)):
+            found = first_difference(left, right, f"{path}[{index}]")
+            if found is not None:
+                return found
+        return f"{path}[{min(len(got), len(want))}]" if len(got) != len(want) else None
+    if isinstance(want, float):
+        same = got == want and math.copysign(1.0, got) == math.copysign(1.0, want)
+        return None if same or (math.isnan(got) and math.isnan(want)) else path
+    return None if got == want else path

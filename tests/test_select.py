@@ -1,0 +1,159 @@
+"""format="auto": never worse than compact JSON, never lossy; format recognition."""
+
+from __future__ import annotations
+
+import types
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from gcxwire import select, tokens
+from gcxwire.errors import DecodeError, EncodeValueError
+
+json_scalars = (
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(2**80), max_value=2**80)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=12)
+)
+json_values = st.recursive(
+    json_scalars,
+    lambda inner: (
+        st.lists(inner, max_size=5) | st.dictionaries(st.text(max_size=6), inner, max_size=5)
+    ),
+    max_leaves=25,
+)
+# Tool results are mostly lists of records: give the table formats a fair chance.
+records = st.lists(
+    st.fixed_dictionaries(
+        {"id": st.integers(0, 10**6), "name": st.text(max_size=10)},
+        optional={"score": st.floats(allow_nan=False, allow_infinity=False), "tag": st.none()},
+    ),
+    max_size=8,
+)
+SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@SETTINGS
+@given(json_values | records)
+def test_auto_is_never_worse_than_compact_json(value: Any) -> None:
+    baseline = select.compact_json(value)
+    chosen = select.encode(value, tool="t", format="auto")
+    assert tokens.count(chosen) <= tokens.count(baseline)
+    if tokens.count(chosen) == tokens.count(baseline):
+        assert chosen == baseline  # a tie keeps plain JSON
+
+
+@SETTINGS
+@given(json_values | records)
+def test_auto_round_trips_exactly(value: Any) -> None:
+    text = select.encode(value, tool="search", format="auto")
+    assert select.first_difference(select.decode(text), value) is None
+
+
+@pytest.fixture
+def fake_gcx(monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
+    """Stand a scripted codec in for gcx, to pin the selection rule itself.
+
+    The real codecs are exercised by the property tests above.
+    """
+    script: dict[str, Any] = {}
+
+    def encode(value: Any, *, tool: str) -> str:
+        if isinstance(script["text"], Exception):
+            raise script["text"]
+        return str(script["text"])
+
+    def decode(text: str) -> Any:
+        return script["decoded"]
+
+    fake = types.SimpleNamespace(encode=encode, decode=decode)
+    monkeypatch.setattr(select, "_codec", lambda name: fake if name == "gcx" else None)
+    return script
+
+
+VALUE = [{"id": 1, "name": "a long enough name to cost some tokens"}] * 3
+
+
+def test_auto_takes_a_cheaper_lossless_candidate(fake_gcx: dict[str, Any]) -> None:
+    fake_gcx.update(text="GCX1 cheap", decoded=[dict(row) for row in VALUE])
+    assert select.encode(VALUE, tool="t") == "GCX1 cheap"
+
+
+def test_auto_skips_a_cheaper_candidate_that_loses_data(fake_gcx: dict[str, Any]) -> None:
+    fake_gcx.update(text="GCX1 cheap", decoded=[{"id": 1.0, "name": row["name"]} for row in VALUE])
+    assert select.encode(VALUE, tool="t") == select.compact_json(VALUE)
+
+
+def test_auto_keeps_json_on_a_tie(fake_gcx: dict[str, Any]) -> None:
+    baseline = select.compact_json(VALUE)
+    same_cost = "GCX1" + "x" * 2  # pad to exactly the baseline's token count
+    while tokens.count(same_cost) < tokens.count(baseline):
+        same_cost += " x"
+    assert tokens.count(same_cost) == tokens.count(baseline)
+    fake_gcx.update(text=same_cost, decoded=VALUE)
+    assert select.encode(VALUE, tool="t") == baseline
+
+
+def test_auto_skips_a_candidate_that_cannot_encode(fake_gcx: dict[str, Any]) -> None:
+    fake_gcx.update(text=EncodeValueError("cannot carry this", "$[0]"), decoded=None)
+    assert select.encode(VALUE, tool="t") == select.compact_json(VALUE)
+
+
+def test_forced_formats() -> None:
+    assert select.encode({"b": 1, "a": None}, tool="t", format="json") == '{"b":1,"a":null}'
+    with pytest.raises(ValueError, match="unknown format"):
+        select.encode(1, tool="t", format="yaml")  # type: ignore[arg-type]
+
+
+def test_compact_json_keeps_big_integers_exact() -> None:
+    value = {"n": 2**70, "m": -(2**64)}
+    text = select.compact_json(value)
+    assert text == '{"n":1180591620717411303424,"m":-18446744073709551616}'
+    assert select.first_difference(select.decode(text), value) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        ("GCX1 tool=t fields=a rows=1\nx", "gcx"),
+        ("GCX2 tool=t fields=a", "gcx"),  # the gcx codec reports the unsupported version
+        ('["$S","t:v1","a","b"]\n[1,2]', "dcp"),
+        ('{"total_count":2}\n["$S","t:v1","a"]\n[1]\n[2]', "dcp"),
+        ('["$S","t:v1","a"]', "json"),  # one line: a JSON array starting with "$S"
+        ('{"a": 1}\n', "json"),
+        ('{\n  "a": ["$S", 1]\n}', "json"),
+        ('{"a":\n["$S",1]}', "json"),  # first line is not an object by itself
+        ("[1,2]", "json"),
+        ('"GCX1"', "json"),
+    ],
+)
+def test_detect(text: str, kind: str) -> None:
+    assert select.detect(text) == kind
+
+
+def test_decode_json_error_has_line_and_column() -> None:
+    with pytest.raises(DecodeError) as info:
+        select.decode('{"a": 1,\n "b": }')
+    assert (info.value.lineno, info.value.colno) == (2, 7)
+
+
+@pytest.mark.parametrize(
+    ("got", "want", "where"),
+    [
+        ({"a": [1, 2]}, {"a": [1, 2]}, None),
+        ({"a": [1, 2.0]}, {"a": [1, 2]}, "$.a[1]"),
+        ([True], [1], "$[0]"),
+        ([0.0], [-0.0], "$[0]"),
+        ({"b": 1, "a": 2}, {"a": 2, "b": 1}, "$ (key order)"),
+        ({"a": 1}, {"a": 1, "b": None}, "$.b"),
+        ([1, 2], [1, 2, 3], "$[2]"),
+        ({"x": {"y": "z"}}, {"x": {"y": "Z"}}, "$.x.y"),
+        (float("nan"), float("nan"), None),
+    ],
+)
+def test_first_difference(got: Any, want: Any, where: str | None) -> None:
+    assert select.first_difference(got, want) == where
