@@ -1,0 +1,200 @@
+"""The pure-Python twin of ``_speedups.pyx``: GCX1's hot leaves.
+
+Same names, signatures, results and errors as the Cython twin; the parity
+tests keep the two in step. Everything above the row level lives in gcx.py.
+
+Typed cells (docs/wire-format.md, "Typed cells"): the type of a cell is read
+from its raw text before unescaping. Empty is null, a lone backslash is an
+absent key, JSON number grammar is a number, ``true``/``false``/``null`` are
+literals, text starting with ``"``, ``[`` or ``{`` is a JSON literal, anything
+else is a string. A string whose text would read as something else gets one
+character backslash-escaped (reference decoders drop such a backslash).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+from ._common import ABSENT, NUMBER, int_to_str, path_join, str_to_int
+from ._json import dumps_cell, loads_cell
+from .errors import DecodeError, EncodeError, EncodeTypeError, EncodeValueError
+
+__all__ = [
+    "escape",
+    "unescape",
+    "format_cell",
+    "parse_cell",
+    "encode_row",
+    "decode_row",
+]
+
+_ESCAPES = str.maketrans({"\\": "\\\\", "\t": "\\t", "\n": "\\n"})
+_UNESCAPED = {"t": "\t", "n": "\n"}
+
+
+def escape(s: str, /) -> str:
+    """Apply the GCX1 escapes: backslash, TAB and LF become ``\\\\``, ``\\t``, ``\\n``."""
+    if "\\" in s or "\t" in s or "\n" in s:
+        return s.translate(_ESCAPES)
+    return s
+
+
+def unescape(s: str, /) -> str:
+    """Undo the escapes as the reference does: ``\\x`` is ``x``, a lone final ``\\`` stays."""
+    if "\\" not in s:
+        return s
+    out: list[str] = []
+    i = 0
+    n = len(s)
+    while True:
+        j = s.find("\\", i)
+        if j < 0 or j == n - 1:
+            out.append(s[i:])
+            return "".join(out)
+        out.append(s[i:j])
+        c = s[j + 1]
+        out.append(_UNESCAPED.get(c, c))
+        i = j + 2
+
+
+def _format_str(s: str) -> str:
+    if not s:
+        return '""'
+    t = escape(s)
+    c = t[0]
+    if c in '"[{':
+        return "\\" + t
+    if (c == "-" or "0" <= c <= "9") and NUMBER.fullmatch(t):
+        return "\\" + t
+    if c in "tfn" and len(t) in (4, 5):
+        # Never escape a t or an n: \t and \n are the TAB and LF escapes.
+        if t == "true":
+            return "t\\rue"
+        if t == "false":
+            return "\\false"
+        if t == "null":
+            return "n\\ull"
+    return t
+
+
+def format_cell(value: object, /) -> str:
+    """The typed, escaped cell text of one JSON value.
+
+    Raises EncodeError (path relative to the value, ``$``) for what JSON cannot carry.
+    """
+    if isinstance(value, str):
+        return _format_str(value)
+    if value is None:
+        return ""
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if isinstance(value, int):
+        return int_to_str(value)
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise EncodeValueError(f"Float {value!r} is not valid JSON")
+        return repr(value)
+    if isinstance(value, (dict, list, tuple)):
+        return escape(dumps_cell(value))
+    raise EncodeTypeError(f"Encoding objects of type `{type(value).__name__}` is unsupported")
+
+
+def parse_cell(raw: str, /) -> Any:
+    """Read one raw (still escaped) cell as a typed value; ABSENT for a lone backslash.
+
+    Raises DecodeError whose ``pos`` is relative to the cell.
+    """
+    if not raw:
+        return None
+    c = raw[0]
+    if c == "\\":
+        if len(raw) == 1:
+            return ABSENT
+        return unescape(raw)
+    if c in '"[{':
+        try:
+            return loads_cell(unescape(raw))
+        except ValueError as exc:
+            raise DecodeError(f"Cell is not a valid JSON literal: {exc}") from None
+    if c == "-" or "0" <= c <= "9":
+        if NUMBER.fullmatch(raw):
+            if "." in raw or "e" in raw or "E" in raw:
+                f = float(raw)
+                # A literal beyond float range (1e400) stays text rather than become inf.
+                return f if math.isfinite(f) else raw
+            return str_to_int(raw)
+    elif len(raw) in (4, 5):
+        if raw == "true":
+            return True
+        if raw == "false":
+            return False
+        if raw == "null":
+            return None
+    if "\\" in raw:
+        return unescape(raw)
+    return raw
+
+
+def encode_row(row: dict[str, Any], fields: Sequence[str], /) -> str:
+    """One typed row line (no LF): a cell per field, ``\\`` where the row lacks the key.
+
+    Guards what a reference decoder would misread: a first cell starting with
+    ``#`` or ``GCX1`` is escaped, a one-field null is written ``null`` (a blank
+    line would be skipped), and a last cell ending in CR is written as a JSON
+    string (Go's line reader strips a CR before LF).
+    """
+    cells: list[str] = []
+    for field in fields:
+        value = row.get(field, ABSENT)
+        if value is ABSENT:
+            cells.append("\\")
+            continue
+        try:
+            cells.append(format_cell(value))
+        except EncodeError as exc:
+            raise exc.relocated(path_join("$", field)) from None
+    first = cells[0]
+    if first.startswith("#") or first.startswith("GCX1"):
+        cells[0] = "\\" + first
+    elif not first and len(cells) == 1:
+        cells[0] = "null"
+    if cells[-1].endswith("\r"):  # only a string's text can end in a raw CR
+        cells[-1] = escape(dumps_cell(row[fields[-1]]))
+    return "\t".join(cells)
+
+
+def decode_row(line: str, fields: Sequence[str], typed: bool, /) -> dict[str, Any]:
+    """Read one row line into a dict keyed by ``fields``.
+
+    Short rows are padded (null, or ``""`` untyped); extra cells, or a bad
+    literal, raise DecodeError whose ``pos`` is relative to the line.
+    """
+    cells = line.split("\t")
+    if len(cells) > len(fields):
+        pos = sum(len(c) + 1 for c in cells[: len(fields)]) - 1
+        raise DecodeError(
+            f"Row has {len(cells)} cells but the header declares {len(fields)} fields", pos=pos
+        )
+    row: dict[str, Any] = {}
+    if not typed:
+        for field, raw in zip(fields, cells, strict=False):
+            row[field] = unescape(raw)
+        for field in fields[len(cells) :]:
+            row[field] = ""
+        return row
+    start = 0
+    for field, raw in zip(fields, cells, strict=False):
+        try:
+            value = parse_cell(raw)
+        except DecodeError as exc:
+            raise DecodeError(exc.msg, pos=start) from None
+        if value is not ABSENT:
+            row[field] = value
+        start += len(raw) + 1
+    for field in fields[len(cells) :]:
+        row[field] = None
+    return row
