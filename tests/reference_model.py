@@ -1,0 +1,82 @@
+"""A small, deliberately plain model of the reference (gcx-go) decoder.
+
+Written from the documented behaviour (shared notes, section 2-3), independent
+of gcxwire's own parser, so tests can check that what gcxwire writes reads
+back the same in a reference decoder. Returns the golden ``.json`` shape.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class ReferenceError(Exception):
+    pass
+
+
+def unescape(s: str) -> str:
+    out = []
+    i = 0
+    while i < len(s):
+        c = s[i]
+        if c == "\\" and i + 1 < len(s):
+            nxt = s[i + 1]
+            out.append({"t": "\t", "n": "\n"}.get(nxt, nxt))
+            i += 2
+        else:
+            out.append(c)
+            i += 1
+    return "".join(out)
+
+
+def _header(line: str) -> dict[str, Any]:
+    if not line.startswith("GCX1"):
+        raise ReferenceError(f"expected header prefix GCX1, got {line[:10]!r}")
+    tool = ""
+    fields = None
+    meta: dict[str, str] = {}
+    for token in line[4:].strip().split(" "):
+        if token == "":
+            continue
+        if "=" not in token:
+            raise ReferenceError(f"malformed header token {token!r}")
+        key, value = token.split("=", 1)
+        key = unescape(key)
+        if key == "tool":
+            tool = unescape(value)
+        elif key == "fields":
+            fields = [unescape(f) for f in unescape(value).split(",")]
+        else:
+            meta[key] = unescape(value)
+    if tool == "":
+        raise ReferenceError("empty tool")
+    if fields is None:
+        raise ReferenceError("missing fields")
+    return {"tool": tool, "fields": fields, "meta": meta, "rows": []}
+
+
+def decode(payload: str) -> dict[str, Any]:
+    """Go decoder semantics: lines split on LF, a CR before LF dropped, blank and # lines skipped."""
+    lines = payload.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    lines = [ln[:-1] if ln.endswith("\r") else ln for ln in lines]
+    if not lines:
+        raise ReferenceError("unexpected EOF")
+    sections = [_header(lines[0])]
+    for line in lines[1:]:
+        if line == "" or line.startswith("#"):
+            continue
+        if line.startswith("GCX1"):
+            sections.append(_header(line))
+            continue
+        section = sections[-1]
+        cells = line.split("\t")
+        if len(cells) > len(section["fields"]):
+            raise ReferenceError("row has too many values")
+        cells += [""] * (len(section["fields"]) - len(cells))
+        row = {}
+        for name, cell in zip(section["fields"], cells):
+            row[name] = unescape(cell)
+        section["rows"].append(row)
+    return {"tool": sections[0]["tool"], "sections": sections}
