@@ -56,7 +56,7 @@ def _header(line: str) -> dict[str, Any]:
 
 
 def decode(payload: str) -> dict[str, Any]:
-    """Go decoder semantics: lines split on LF, a CR before LF dropped, blank and # lines skipped."""
+    """Go decoder semantics: split on LF, CR before LF dropped, blank and # lines skipped."""
     lines = payload.split("\n")
     if lines and lines[-1] == "":
         lines.pop()

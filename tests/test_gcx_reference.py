@@ -49,9 +49,7 @@ def test_decode_untyped_matches_golden(name: str) -> None:
 def test_parse_matches_golden(name: str) -> None:
     expected = _nulls_to_lists(json.loads(_golden(name, ".json")))
     sections = gcx.parse(_golden(name, ".gcx"))
-    got = [
-        {"tool": s.tool, "fields": s.fields, "meta": s.meta, "rows": s.rows} for s in sections
-    ]
+    got = [{"tool": s.tool, "fields": s.fields, "meta": s.meta, "rows": s.rows} for s in sections]
     assert got == expected["sections"]
 
 
@@ -109,7 +107,9 @@ def test_edge_case_count() -> None:
     assert len(EDGE_CASES) == 49
 
 
-@pytest.mark.parametrize(("title", "payload", "expected", "error"), EDGE_CASES, ids=[c[0] for c in EDGE_CASES])
+@pytest.mark.parametrize(
+    ("title", "payload", "expected", "error"), EDGE_CASES, ids=[c[0] for c in EDGE_CASES]
+)
 def test_edge_case_decode(title: str, payload: str, expected: Any, error: str) -> None:
     if error != "<nil>" and title not in LENIENT:
         kind = UnsupportedVersionError if payload.startswith("GCX2") else DecodeError

@@ -1,0 +1,147 @@
+"""The typed profile: lossless round trips, stable re-encoding, reference-readable output."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from gcxwire import gcx
+from gcxwire.errors import EncodeValueError
+
+from . import reference_model
+from .strategies import json_values, responses, same, tables
+
+settings.register_profile("gcxwire", max_examples=200, deadline=None)
+settings.load_profile("gcxwire")
+
+
+def roundtrip(value: Any, tool: str = "t") -> str:
+    text = gcx.encode(value, tool=tool)
+    back = gcx.decode(text)
+    assert same(back, value), (text, back)
+    assert gcx.encode(back, tool=tool) == text
+    return text
+
+
+EXAMPLES = [
+    [{"id": 1, "name": "a"}, {"id": 2, "name": "b"}],
+    [{"a": None, "b": ""}, {"b": "x"}, {}],
+    [{"b": 1, "a": 2}, {"a": 3, "b": 4}],
+    [{"a": 1, "c": 3}, {"a": 1, "b": 2, "c": 3}],
+    {"total_count": 4939, "incomplete_results": False, "items": [{"id": 1}, {"id": 2}]},
+    {"items": [{"id": 1}], "message": "Showing 1 of 1", "next": None},
+    {"a": [{"x": 1}], "b": [{"y": 2}], "c": {"nested": [1, 2]}},
+    {"of": "x", "is": 1, "tool": "t", "fields": "f", "rows": [{"k": 1}]},
+    {"title": "no tables here", "n": 1},
+    {},
+    [],
+    [1, "2", None, [3], {"a": 4}],
+    [{"a": 1}, 2],
+    "plain",
+    "",
+    None,
+    True,
+    0.1,
+    -0.0,
+    10**30,
+    -(10**5000),
+    {"big": 10**5000, "deep": [[[[[]]]]]},
+    [{"line": "ends in CR\r"}, {"line": "x"}],
+    [{"first": "#not a comment", "b": 1}, {"first": "GCX1 tool=x fields=y", "b": 2}],
+    [{"v": None}, {"v": ""}, {}],
+    [{"s": s} for s in ["true", "false", "null", "12", "-1", "[", "{", '"', "\\", "\t\n"]],
+    [{"a b": 1}],
+    [{"x,y": 1}],
+    [{"": 1, "k=v": 2}],
+    {"text": "héllo\u2028wörld\x00\x1f😀"},
+]
+
+
+@pytest.mark.parametrize("value", EXAMPLES, ids=range(len(EXAMPLES)))
+def test_examples_round_trip(value: Any) -> None:
+    text = roundtrip(value)
+    reference_model.decode(text)  # a reference decoder reads it without error
+
+
+def test_table_shape() -> None:
+    text = gcx.encode([{"id": 1, "ok": True, "why": None}, {"id": 2, "ok": False}], tool="search")
+    assert text == "GCX1 tool=search fields=id,ok,why\n1\ttrue\t\n2\tfalse\t\\\n"
+
+
+def test_wrapper_shape_keeps_scalars_in_header() -> None:
+    text = gcx.encode({"total": 2, "items": [{"id": 1}, {"id": 2}], "truncated": False}, tool="s")
+    assert text == "GCX1 tool=s fields=id total=2 of=items truncated=false\n1\n2\n"
+
+
+def test_string_that_looks_like_a_number_is_escaped() -> None:
+    assert gcx.encode([{"zip": "02134", "n": "62"}], tool="t").splitlines()[1] == "02134\t\\62"
+
+
+@given(json_values())
+def test_any_json_value_round_trips(value: Any) -> None:
+    roundtrip(value)
+
+
+@given(tables())
+def test_tables_round_trip(value: list[dict[str, Any]]) -> None:
+    roundtrip(value)
+
+
+@given(responses())
+def test_responses_round_trip(value: dict[str, Any]) -> None:
+    roundtrip(value)
+
+
+@given(st.one_of(tables(), responses()), st.sampled_from(["t", "search_symbols", "a.b"]))
+def test_reference_decoder_reads_every_string_cell(value: Any, tool: str) -> None:
+    """What gcxwire writes decodes in the reference model, each string cell as the same string.
+
+    Named exceptions (docs/wire-format.md): "" reads as two quote characters,
+    and a string ending in CR in the last column reads as its JSON text.
+    """
+    text = gcx.encode(value, tool=tool)
+    model = reference_model.decode(text)
+    assert [s for s in model["sections"]] == [
+        {"tool": s.tool, "fields": s.fields, "meta": s.meta, "rows": s.rows}
+        for s in gcx.parse(text)
+    ]
+    tables_by_section = _tables(value, model, text)
+    for section, rows in tables_by_section:
+        last = section["fields"][-1]
+        for got, row in zip(section["rows"], rows, strict=True):
+            for key, original in row.items():
+                if (
+                    isinstance(original, str)
+                    and original
+                    and not (key == last and original.endswith("\r"))
+                ):
+                    assert got[key] == original
+
+
+def _tables(value: Any, model: dict[str, Any], text: str) -> list[tuple[dict[str, Any], Any]]:
+    # Pair each table section with the rows it came from, by the raw `of=` marker.
+    sections = model["sections"]
+    decoder = gcx.Decoder(typed=False)
+    decoder.feed(text)
+    decoder.close()
+    out = []
+    for section, header in zip(sections, decoder.headers, strict=True):
+        raw = dict(header.raw_meta)
+        if isinstance(value, list) and not raw:
+            out.append((section, value))
+        elif "of" in raw:
+            out.append((section, value[reference_model.unescape(raw["of"])]))
+    return out
+
+
+@pytest.mark.parametrize("depth", [600, 10_000])
+def test_deep_nesting_raises_encode_error_not_recursion(depth: int) -> None:
+    value: Any = []
+    for _ in range(depth):
+        value = [value]
+    with pytest.raises(EncodeValueError, match="Nesting deeper") as info:
+        gcx.encode({"rows": [{"v": value}]}, tool="t")
+    assert info.value.path.startswith("$.rows[0].v")
