@@ -147,6 +147,8 @@ def encode_row(row: dict[str, Any], fields: Sequence[str], /) -> str:
     line would be skipped), and a last cell ending in CR is written as a JSON
     string (Go's line reader strips a CR before LF).
     """
+    if not fields:
+        raise ValueError("A row needs at least one field")
     cells: list[str] = []
     for field in fields:
         value = row.get(field, ABSENT)

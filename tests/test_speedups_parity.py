@@ -1,0 +1,129 @@
+"""The two twins of the speedups: same names, signatures, results and errors."""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import os
+import subprocess
+import sys
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from gcxwire import _impl, _speedups_py
+
+from .strategies import TEXT, json_values
+
+try:
+    from gcxwire import _speedups
+except ImportError:  # pragma: no cover - CI requires the extension
+    _speedups = None  # type: ignore[assignment]
+
+need_ext = pytest.mark.skipif(_speedups is None, reason="extension not built")
+NAMES = sorted(_speedups_py.__all__)
+
+
+def test_extension_built_when_required() -> None:
+    if os.environ.get("GCXWIRE_REQUIRE_EXTENSIONS") and not os.environ.get("GCXWIRE_NO_EXTENSIONS"):
+        assert _speedups is not None
+        assert _impl.USE_EXTENSIONS
+
+
+def test_env_var_forces_pure_twin() -> None:
+    code = "from gcxwire import _impl, gcx; print(_impl.USE_EXTENSIONS, gcx.escape.__module__)"
+    env = {**os.environ, "GCXWIRE_NO_EXTENSIONS": "1"}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert out.stdout.split() == ["False", "gcxwire._speedups_py"]
+
+
+@need_ext
+def test_same_public_names() -> None:
+    assert sorted(_speedups.__all__) == NAMES
+    for name in NAMES:
+        assert callable(getattr(_speedups, name))
+
+
+@need_ext
+@pytest.mark.parametrize("name", NAMES)
+def test_same_signatures(name: str) -> None:
+    def shape(fn: Any) -> list[tuple[str, Any]]:
+        return [(p.name, p.kind) for p in inspect.signature(fn).parameters.values()]
+
+    assert shape(getattr(_speedups, name)) == shape(getattr(_speedups_py, name))
+
+
+@need_ext
+def test_stub_lists_every_name() -> None:
+    stub = importlib.resources.files("gcxwire").joinpath("_speedups.pyi").read_text()
+    for name in NAMES:
+        assert f"def {name}(" in stub
+
+
+BAD_CALLS = [
+    ("format_cell", (float("nan"),)),
+    ("format_cell", (float("inf"),)),
+    ("format_cell", ({1, 2},)),
+    ("format_cell", (b"bytes",)),
+    ("format_cell", ({1: "x"},)),
+    ("parse_cell", ("[1,",)),
+    ("parse_cell", ('{"a":}',)),
+    ("encode_row", ({"a": float("nan")}, ["a"])),
+    ("encode_row", ({"a": [1, {2: 3}]}, ["a"])),
+    ("encode_row", ({}, [])),
+    ("decode_row", ("a\tb\tc", ["x", "y"], True)),
+    ("decode_row", ("1\t[oops", ["x", "y"], True)),
+    ("decode_row", ("1\t2\t3", ["x"], False)),
+]
+
+
+@need_ext
+@pytest.mark.parametrize(("name", "args"), BAD_CALLS, ids=[f"{n}{a!r}"[:40] for n, a in BAD_CALLS])
+def test_same_errors(name: str, args: tuple[Any, ...]) -> None:
+    errors = []
+    for module in (_speedups_py, _speedups):
+        with pytest.raises(Exception) as info:
+            getattr(module, name)(*args)
+        err = info.value
+        errors.append((type(err), str(err), getattr(err, "pos", None), getattr(err, "path", None)))
+    assert errors[0] == errors[1]
+
+
+@need_ext
+@given(TEXT)
+def test_escape_unescape_agree(s: str) -> None:
+    assert _speedups.escape(s) == _speedups_py.escape(s)
+    assert _speedups.unescape(s) == _speedups_py.unescape(s)
+    assert _speedups.unescape(_speedups.escape(s)) == s
+
+
+def outcome(fn: Any, *args: Any) -> tuple[str, str]:
+    """What a call returned or raised, comparable across twins."""
+    try:
+        return ("ok", repr(fn(*args)))
+    except Exception as exc:  # both twins must fail the same way
+        return (type(exc).__name__, f"{exc} pos={getattr(exc, 'pos', None)}")
+
+
+@need_ext
+@given(st.text())
+def test_parse_cell_agrees_on_any_text(raw: str) -> None:
+    assert outcome(_speedups.parse_cell, raw) == outcome(_speedups_py.parse_cell, raw)
+
+
+@need_ext
+@given(json_values(8))
+def test_format_cell_agrees(value: Any) -> None:
+    assert _speedups.format_cell(value) == _speedups_py.format_cell(value)
+
+
+@need_ext
+@given(st.lists(TEXT, min_size=1, max_size=6), st.integers(1, 7), st.booleans())
+def test_decode_row_agrees(cells: list[str], nfields: int, typed: bool) -> None:
+    line = "\t".join(cells)
+    fields = [f"f{i}" for i in range(nfields)]
+    assert outcome(_speedups.decode_row, line, fields, typed) == outcome(
+        _speedups_py.decode_row, line, fields, typed
+    )
