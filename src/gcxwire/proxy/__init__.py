@@ -1,0 +1,19 @@
+"""A stdio MCP proxy that re-encodes tabular tool results and slims tool definitions.
+
+Run it as ``gcxwire proxy [options] -- <server command> [args...]``; see
+docs/proxy.md. The modules, one job each:
+
+- :mod:`.framing`: newline-delimited lines with no length limit;
+- :mod:`.jsonrpc`: message classification, pending requests, error answers;
+- :mod:`.upstream`: spawning and stopping one server process;
+- :mod:`.relay`: the two pumps between client and server;
+- :mod:`.interceptor`: which answers to rewrite, and how;
+- :mod:`.tabular`, :mod:`.slim`, :mod:`.lifecycle`, :mod:`.presets`: its parts;
+- :mod:`.codecs`: the door to gcxwire's codecs;
+- :mod:`.stats`, :mod:`.options`, :mod:`.cli`: counters, settings, entry point.
+"""
+
+from .cli import main
+from .options import ProxyOptions
+
+__all__ = ["ProxyOptions", "main"]

@@ -1,0 +1,263 @@
+"""Rewrite the answers worth rewriting: ``tools/list`` and tabular ``tools/call`` results.
+
+One :class:`ResponseInterceptor` serves one upstream server; it owns that
+server's schema lifecycle, filters and stats, so several servers never share
+schema ids or versions.
+
+A ``tools/call`` result is rewritten only when all of these hold:
+
+- it is a complete, successful result: no ``isError``, no ``input_required``,
+  no task handle;
+- its content is text only (no images, audio, resources, annotations) and the
+  text is JSON of a tabular shape (:mod:`.tabular`);
+- the encoding plus the hint costs fewer tokens than the original text.
+
+Otherwise the original message goes out byte for byte. The rewritten result has
+the optional hint block, then one text block with the encoding, every other
+member kept. With ``structured="drop"`` its ``structuredContent`` is removed and
+``tools/list`` advertises no ``outputSchema``, so no client validates a value
+that changed; with ``"keep"`` both stay as the server sent them.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import orjson
+
+from . import codecs
+from .codecs import DcpCodec
+from .jsonrpc import JsonObject, PendingRequest
+from .lifecycle import SchemaLifecycle, SchemaVersion
+from .presets import FieldFilter
+from .slim import slim_tools_list
+from .stats import ProxyStats
+from .tabular import Table, find_table, parse_text_blocks
+
+__all__ = ["HINTS", "Encoding", "ResponseInterceptor", "hint_for"]
+
+log = logging.getLogger("gcxwire.proxy")
+
+# How a model reads each encoding, at most two lines. Without one the
+# dcp-gateway measured ~15 % column-offset errors on $S payloads.
+HINTS: dict[str, str] = {
+    "dcp": 'DCP: the ["$S",schema,field...] line names the columns; each next array is one row.',
+    "gcx": "GCX1: fields= names the columns; each next line is one row, cells TAB-separated.",
+}
+WRAPPER_HINTS: dict[str, str] = {
+    "dcp": "The {...} line first holds the other members of the object around the rows.",
+    "gcx": "Other key=value pairs are members of the object around the rows (of=).",
+}
+
+
+def hint_for(format: str, wrapped: bool) -> str | None:
+    """The hint for an encoding (``None`` for JSON, which needs none)."""
+    hint = HINTS.get(format)
+    if hint is not None and wrapped:
+        hint += "\n" + WRAPPER_HINTS[format]
+    return hint
+
+
+@dataclass(frozen=True)
+class Encoding:
+    """The text chosen for one result and what it cost."""
+
+    text: str
+    format: str  # "gcx", "dcp" or "json"
+    tokens: int
+    schema: SchemaVersion | None = None
+
+
+class ResponseInterceptor:
+    def __init__(
+        self,
+        *,
+        stats: ProxyStats,
+        format: Literal["auto", "gcx", "dcp"] = "auto",
+        structured: Literal["keep", "drop"] = "drop",
+        hint: bool = True,
+        slim_tools: bool = True,
+        lifecycle: SchemaLifecycle | None = None,
+        dcp: DcpCodec | None = None,
+        filters: dict[str, FieldFilter] | None = None,
+    ) -> None:
+        self.stats = stats
+        self.format = format
+        self.structured = structured
+        self.hint = hint
+        self.slim_tools = slim_tools
+        self.lifecycle = lifecycle
+        self.dcp = dcp
+        self.filters = dict(filters or {})
+
+    # -- the relay's hook -------------------------------------------------------
+
+    def rewrite(self, request: PendingRequest, response: JsonObject) -> JsonObject | None:
+        result = response.get("result")
+        if not isinstance(result, dict):
+            return None
+        if request.method == "tools/list":
+            new = self.rewrite_tools_list(result)
+        elif request.tool is not None:
+            new = self.rewrite_tool_result(request.tool, result)
+        else:
+            return None
+        return None if new is None else {**response, "result": new}
+
+    # -- tools/list -----------------------------------------------------------
+
+    def rewrite_tools_list(self, result: JsonObject) -> JsonObject | None:
+        drop = self.structured == "drop"
+        if self.slim_tools:
+            new = slim_tools_list(result, drop_output_schema=drop)
+        elif drop and isinstance(result.get("tools"), list):
+            new = {**result, "tools": [_without_output_schema(t) for t in result["tools"]]}
+        else:
+            return None
+        tools = result.get("tools")
+        before = orjson.dumps(tools).decode()
+        after = orjson.dumps(new.get("tools")).decode()
+        counters = self.stats.tools_list
+        counters.lists += 1
+        counters.tools = len(tools) if isinstance(tools, list) else 0
+        counters.bytes_before += len(before.encode())
+        counters.bytes_after += len(after.encode())
+        counters.tokens_before += codecs.count_tokens(before)
+        counters.tokens_after += codecs.count_tokens(after)
+        return new
+
+    # -- tools/call -----------------------------------------------------------
+
+    def rewrite_tool_result(self, tool: str, result: JsonObject) -> JsonObject | None:
+        counters = self.stats.tool(tool)
+        counters.calls += 1
+        size = len(orjson.dumps(result))
+        counters.bytes_before += size
+        texts = _plain_texts(result)
+        value = None if texts is None else parse_text_blocks(texts, codecs.loads)
+        table = None if value is None else find_table(value)
+        if texts is None or table is None:
+            counters.bytes_after += size
+            return None
+        before = sum(codecs.count_tokens(text) for text in texts)
+        chosen = self._encode(tool, table)
+        hint = None
+        if chosen is not None and self.hint:
+            hint = hint_for(chosen.format, table.wrapper_key is not None)
+        hint_cost = 0 if hint is None else codecs.count_tokens(hint)
+        if chosen is None or chosen.tokens + hint_cost >= before:
+            counters.bytes_after += size
+            counters.tokens_before += before
+            counters.tokens_after += before
+            return None
+        content: list[JsonObject] = []
+        if hint is not None:
+            content.append({"type": "text", "text": hint})
+        content.append({"type": "text", "text": chosen.text})
+        new = {**result, "content": content}
+        if self.structured == "drop":
+            new.pop("structuredContent", None)
+        counters.rewritten += 1
+        counters.bytes_after += len(orjson.dumps(new))
+        counters.tokens_before += before
+        counters.tokens_after += chosen.tokens + hint_cost
+        counters.hint_tokens += hint_cost
+        counters.format = chosen.format
+        if chosen.schema is not None:
+            counters.schema_id = chosen.schema.id
+            counters.schema_status = chosen.schema.status
+        return new
+
+    def _filtered(self, tool: str, table: Table) -> Table:
+        field_filter = self.filters.get(tool) or self.filters.get("*")
+        if not field_filter:
+            return table
+        rows = [field_filter.apply(row) for row in table.rows]
+        if table.single:
+            return Table(rows=rows, single=True, value=rows[0])
+        if table.wrapper_key is not None:
+            value = {**table.value, table.wrapper_key: rows}
+            return Table(rows=rows, wrapper_key=table.wrapper_key, value=value)
+        return Table(rows=rows, value=rows)
+
+    def _encode(self, tool: str, table: Table) -> Encoding | None:
+        """The cheapest lossless encoding of ``table``, or ``None``."""
+        table = self._filtered(tool, table)
+        candidates: list[Encoding] = []
+        if self.format in ("auto", "dcp"):
+            dcp = self._encode_dcp(tool, table)
+            if dcp is not None:
+                candidates.append(dcp)
+        if self.format in ("auto", "gcx") or (self.format == "dcp" and not candidates):
+            fmt: Literal["auto", "gcx", "dcp"] = "auto" if self.format == "auto" else self.format
+            text = codecs.encode(table.value, tool=tool, format=fmt)
+            candidates.append(Encoding(text, codecs.detect(text), codecs.count_tokens(text)))
+        return min(candidates, key=lambda c: c.tokens, default=None)
+
+    def _encode_dcp(self, tool: str, table: Table) -> Encoding | None:
+        """DCP with the tool's lifecycle schema, kept only if it reads back exactly."""
+        if self.dcp is None or self.lifecycle is None or table.single:
+            return None
+        schema = self.lifecycle.schema_for(tool, table.rows)
+        for attempt in range(2):
+            try:
+                text = self.dcp.encode(table, schema)
+                if codecs.same_value(codecs.decode(text), _expected(table, schema.dropped)):
+                    return Encoding(text, "dcp", codecs.count_tokens(text), schema)
+            except Exception as exc:  # a codec limit is a reason to pass, not to fail
+                log.debug("DCP with %s failed for %s: %r", schema.id, tool, exc)
+            if attempt == 0:  # the schema cannot carry these rows: learn them afresh
+                schema = self.lifecycle.reinfer(tool, table.rows)
+        return None
+
+
+def _without_output_schema(tool: Any) -> Any:
+    if isinstance(tool, dict) and "outputSchema" in tool:
+        return {k: v for k, v in tool.items() if k != "outputSchema"}
+    return tool
+
+
+def _plain_texts(result: JsonObject) -> list[str] | None:
+    """The texts of a complete result whose content is only plain text blocks."""
+    if result.get("isError") is True or result.get("resultType", "complete") != "complete":
+        return None
+    content = result.get("content")
+    if not isinstance(content, list) or not content:
+        return None
+    texts: list[str] = []
+    for block in content:
+        if (
+            not isinstance(block, dict)
+            or block.get("type") != "text"
+            or not isinstance(block.get("text"), str)
+            or set(block) != {"type", "text"}
+        ):
+            return None
+        texts.append(block["text"])
+    return texts
+
+
+def _expected(table: Table, dropped: tuple[str, ...]) -> Any:
+    """What a decode must give back: the value, minus fields a confirmed schema
+    left out because they were null in every sampled row."""
+    if not dropped:
+        return table.value
+    rows = [_drop_paths(row, dropped) for row in table.rows]
+    if table.wrapper_key is not None:
+        return {**table.value, table.wrapper_key: rows}
+    return rows
+
+
+def _drop_paths(row: dict[str, Any], paths: tuple[str, ...]) -> dict[str, Any]:
+    out = dict(row)
+    for path in paths:
+        head, _, rest = path.partition(".")
+        if head not in out:
+            continue
+        if not rest:
+            del out[head]
+        elif isinstance(out[head], dict):
+            out[head] = _drop_paths(out[head], (rest,))
+    return out

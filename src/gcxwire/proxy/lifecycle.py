@@ -1,0 +1,284 @@
+"""The per-tool schema lifecycle of the dcp-gateway design.
+
+::
+
+    first rows ............ infer provisional v1, encode with it at once
+    N rows seen ........... confirmed v(n+1): fields null in every row left out
+    new field / new type .. provisional v(n+1) inferred from the rows that drifted
+
+:class:`SchemaValidator` does the bookkeeping for one tool and knows nothing about
+codecs. :class:`SchemaLifecycle` keeps one validator and the current
+:class:`SchemaVersion` per tool in an LRU cache, and asks a ``build`` callback
+(the DCP adapter) for the codec's schema object of each new version.
+
+Fields are dot paths into the rows (``user.login``); a nested object is both a
+field of kind ``object`` and the parent of its members' paths, so a member
+appearing deep inside a row counts as a new field.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any, Literal
+
+__all__ = [
+    "Event",
+    "SchemaLifecycle",
+    "SchemaValidator",
+    "SchemaVersion",
+    "Status",
+    "field_kinds",
+]
+
+Status = Literal["provisional", "confirmed", "preset"]
+Row = dict[str, Any]
+# build(tool, version, rows, exclude) -> the codec's schema object for that version
+SchemaBuilder = Callable[[str, int, Sequence[Row], Sequence[str]], Any]
+
+# Rows kept per tool for re-inference; enough for a representative schema,
+# bounded so a tool returning 100k rows per call costs no memory.
+MAX_KEPT_ROWS = 256
+
+
+class Event(Enum):
+    SAMPLED = "sampled"  # rows counted, nothing changed
+    PROMOTE = "promote"  # enough rows: confirm the schema now
+    DRIFT = "drift"  # a new field or a new type: re-infer
+
+
+def _kind(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, (int, float)):
+        return "number"  # 1 and 1.5 share a column without drift
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, dict):
+        return "object"
+    return type(value).__name__
+
+
+def field_kinds(row: Row, prefix: str = "") -> Iterator[tuple[str, str]]:
+    """``(path, kind)`` for every field of ``row``, nested objects included."""
+    for key, value in row.items():
+        path = f"{prefix}{key}"
+        yield path, _kind(value)
+        if isinstance(value, dict):
+            yield from field_kinds(value, path + ".")
+
+
+class SchemaValidator:
+    """Count rows for one tool, detect drift, and say when to confirm.
+
+    ``observe(rows)`` answers :attr:`Event.DRIFT` when a row has a field never
+    seen before or a non-null value of a new type (the rows are then *not*
+    counted; call :meth:`restart` with them), :attr:`Event.PROMOTE` once, when the
+    rows seen so far reach ``confirm_after``, and :attr:`Event.SAMPLED` otherwise.
+    """
+
+    def __init__(self, confirm_after: int = 10) -> None:
+        if confirm_after < 1:
+            raise ValueError("confirm_after must be >= 1")
+        self.confirm_after = confirm_after
+        self.samples = 0
+        self.promoted = False
+        self._kinds: dict[str, set[str]] = {}  # non-null kinds seen per path
+        self._non_null: dict[str, int] = {}  # rows where the path had a value
+        self._seen_once = False
+
+    def observe(self, rows: Sequence[Row]) -> Event:
+        if self._seen_once and self._drifts(rows):
+            return Event.DRIFT
+        self._count(rows)
+        if not self.promoted and self.samples >= self.confirm_after:
+            self.promoted = True
+            return Event.PROMOTE
+        return Event.SAMPLED
+
+    def restart(self, rows: Sequence[Row]) -> Event:
+        """Forget every sample and start counting again from ``rows``."""
+        self.samples = 0
+        self.promoted = False
+        self._kinds.clear()
+        self._non_null.clear()
+        self._seen_once = False
+        return self.observe(rows)
+
+    def always_null(self) -> list[str]:
+        """Paths that were null or absent in every row seen (null rate 1.0).
+
+        Members of a path that is itself always null are not listed separately.
+        """
+        return [
+            path
+            for path in self._kinds
+            if self._non_null.get(path, 0) == 0
+            and not _under_any(path, self._kinds, self._non_null)
+        ]
+
+    def _drifts(self, rows: Sequence[Row]) -> bool:
+        for row in rows:
+            for path, kind in field_kinds(row):
+                known = self._kinds.get(path)
+                if known is None:
+                    return True  # a new field
+                if kind != "null" and known and kind not in known:
+                    return True  # a type change
+        return False
+
+    def _count(self, rows: Sequence[Row]) -> None:
+        self._seen_once = True
+        for row in rows:
+            self.samples += 1
+            for path, kind in field_kinds(row):
+                kinds = self._kinds.setdefault(path, set())
+                if kind != "null":
+                    kinds.add(kind)
+                    self._non_null[path] = self._non_null.get(path, 0) + 1
+
+    def null_to_value(self, rows: Sequence[Row], paths: Sequence[str]) -> bool:
+        """Whether any of ``paths`` (fields left out as always null) has a value now."""
+        dropped = set(paths)
+        return any(
+            kind != "null" and path in dropped for row in rows for path, kind in field_kinds(row)
+        )
+
+
+def _under_any(path: str, kinds: dict[str, set[str]], non_null: dict[str, int]) -> bool:
+    """Whether an ancestor of ``path`` is also always null (list the ancestor only)."""
+    parts = path.split(".")
+    for end in range(1, len(parts)):
+        ancestor = ".".join(parts[:end])
+        if ancestor in kinds and non_null.get(ancestor, 0) == 0:
+            return True
+    return False
+
+
+@dataclass(frozen=True)
+class SchemaVersion:
+    """One version of a tool's schema, as used to encode one result."""
+
+    tool: str
+    version: int
+    status: Status
+    schema: Any = None  # the codec's schema object
+    dropped: tuple[str, ...] = ()  # paths left out because they were always null
+
+    @property
+    def id(self) -> str:
+        return f"{self.tool}:v{self.version}"
+
+
+@dataclass
+class _ToolEntry:
+    current: SchemaVersion
+    validator: SchemaValidator
+    rows: list[Row] = field(default_factory=list)
+    hits: int = 0
+
+
+class SchemaLifecycle:
+    """Schema versions of every tool of one server, in an LRU cache.
+
+    ``schema_for(tool, rows)`` returns the version to encode this result with,
+    then counts the rows; a promotion it triggers applies from the next result
+    on, as in the dcp-gateway ("the client sees a more compact $S from call N+1").
+    """
+
+    def __init__(
+        self,
+        build: SchemaBuilder,
+        *,
+        confirm_after: int = 10,
+        cache_size: int = 128,
+        presets: dict[str, SchemaVersion] | None = None,
+    ) -> None:
+        self._build = build
+        self._confirm_after = confirm_after
+        self._cache_size = cache_size
+        self._presets = dict(presets or {})
+        self._entries: OrderedDict[str, _ToolEntry] = OrderedDict()
+
+    def __contains__(self, tool: str) -> bool:
+        return tool in self._entries
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def current(self, tool: str) -> SchemaVersion | None:
+        entry = self._entries.get(tool)
+        return None if entry is None else entry.current
+
+    def schema_for(self, tool: str, rows: Sequence[Row]) -> SchemaVersion:
+        preset = self._presets.get(tool)
+        if preset is not None:  # a preset is the user's choice: used as it is
+            return preset
+        entry = self._entries.get(tool)
+        if entry is None:
+            entry = self._new_entry(tool, rows, version=1)
+            used = entry.current
+            self._remember(tool, entry, rows)
+            return used
+        self._entries.move_to_end(tool)
+        entry.hits += 1
+        event = entry.validator.observe(rows)
+        if event is Event.SAMPLED and entry.validator.null_to_value(rows, entry.current.dropped):
+            event = Event.DRIFT
+        if event is Event.DRIFT:
+            entry.rows = []
+            entry.validator = SchemaValidator(self._confirm_after)
+            entry.current = used = self._version(tool, entry.current.version + 1, rows, ())
+            self._sample(entry, rows, entry.validator.observe(rows))
+            return used
+        used = entry.current
+        self._sample(entry, rows, event)
+        return used
+
+    def reinfer(self, tool: str, rows: Sequence[Row]) -> SchemaVersion:
+        """Start a new provisional version from ``rows`` (when encoding with the
+        current one failed, e.g. the codec's schema could not carry a value)."""
+        entry = self._entries.get(tool)
+        version = 1 if entry is None else entry.current.version + 1
+        entry = self._new_entry(tool, rows, version=version)
+        used = entry.current
+        self._remember(tool, entry, rows)
+        return used
+
+    def _new_entry(self, tool: str, rows: Sequence[Row], *, version: int) -> _ToolEntry:
+        return _ToolEntry(
+            self._version(tool, version, rows, ()), SchemaValidator(self._confirm_after)
+        )
+
+    def _remember(self, tool: str, entry: _ToolEntry, rows: Sequence[Row]) -> None:
+        self._entries[tool] = entry
+        self._entries.move_to_end(tool)
+        while len(self._entries) > self._cache_size:
+            self._entries.popitem(last=False)
+        self._sample(entry, rows, entry.validator.observe(rows))
+
+    def _sample(self, entry: _ToolEntry, rows: Sequence[Row], event: Event) -> None:
+        entry.rows.extend(rows)
+        del entry.rows[:-MAX_KEPT_ROWS]
+        if event is Event.PROMOTE:
+            dropped = tuple(entry.validator.always_null())
+            entry.current = self._version(
+                entry.current.tool, entry.current.version + 1, entry.rows, dropped, "confirmed"
+            )
+
+    def _version(
+        self,
+        tool: str,
+        version: int,
+        rows: Sequence[Row],
+        dropped: tuple[str, ...],
+        status: Status = "provisional",
+    ) -> SchemaVersion:
+        schema = self._build(tool, version, rows, dropped)
+        return SchemaVersion(tool, version, status, schema, dropped)

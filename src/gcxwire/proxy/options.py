@@ -1,0 +1,200 @@
+"""Command-line options of ``gcxwire proxy`` and the settings they produce."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+__all__ = ["ProxyOptions", "build_parser", "parse_options"]
+
+Format = Literal["auto", "gcx", "dcp"]
+Structured = Literal["keep", "drop"]
+
+USAGE = "gcxwire proxy [options] -- <server command> [args...]"
+
+EPILOG = """\
+examples:
+  gcxwire proxy -- uvx mcp-server-git --repository /path/to/repo
+  gcxwire proxy --format dcp --stats-file stats.json -- npx -y @modelcontextprotocol/server-memory
+  gcxwire proxy --presets ~/.config/gcxwire/presets --name github -- github-mcp-server stdio
+
+The proxy speaks MCP on its own stdin/stdout; logs go to stderr (or --log-file).
+See docs/proxy.md for what each option changes on the wire.
+"""
+
+
+@dataclass(frozen=True)
+class ProxyOptions:
+    """Everything that changes what the proxy does; defaults match the CLI's."""
+
+    command: tuple[str, ...]
+    name: str = ""
+    env: dict[str, str] = field(default_factory=dict)
+    cwd: str | None = None
+    format: Format = "auto"
+    structured: Structured = "drop"
+    hint: bool = True
+    slim_tools: bool = True
+    confirm_after: int = 10
+    cache_size: int = 128
+    presets: str | None = None
+    max_fields: int | None = None
+    log_level: str = "warning"
+    log_file: str | None = None
+    stats_file: str | None = None
+
+    @property
+    def server_name(self) -> str:
+        """``--name``, else the command's file name (``mcp-server-git``), used in
+        messages, stats and to find ``<name>.filter.json`` presets."""
+        if self.name:
+            return self.name
+        return os.path.basename(self.command[0]) if self.command else "server"
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="gcxwire proxy",
+        usage=USAGE,
+        description=(
+            "Run an MCP server behind a stdio relay that re-encodes tabular tool results "
+            "(GCX1 or DCP, fewest tokens) and slims tool definitions."
+        ),
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    server = parser.add_argument_group("server")
+    server.add_argument("--name", default="", help="server name for logs, stats and presets")
+    server.add_argument(
+        "--env",
+        action="append",
+        default=[],
+        metavar="K=V",
+        help="add or override one variable in the server's environment (repeatable)",
+    )
+    server.add_argument("--cwd", help="working directory of the server")
+
+    encoding = parser.add_argument_group("encoding")
+    encoding.add_argument(
+        "--format",
+        choices=("auto", "gcx", "dcp"),
+        default="auto",
+        help="encoding of tabular results; auto picks the fewest tokens (default: auto)",
+    )
+    encoding.add_argument(
+        "--structured",
+        choices=("keep", "drop"),
+        default="drop",
+        help="drop: remove structuredContent from rewritten results and outputSchema from "
+        "tools/list; keep: leave both and rewrite only the text (default: drop)",
+    )
+    encoding.add_argument(
+        "--no-hint",
+        dest="hint",
+        action="store_false",
+        help="do not add the short how-to-read hint to rewritten results",
+    )
+    encoding.add_argument(
+        "--no-slim",
+        dest="slim_tools",
+        action="store_false",
+        help="relay tools/list unchanged",
+    )
+
+    schemas = parser.add_argument_group("DCP schemas")
+    schemas.add_argument(
+        "--confirm-after",
+        type=_positive_int,
+        default=10,
+        metavar="N",
+        help="rows seen before a provisional schema is confirmed (default: 10)",
+    )
+    schemas.add_argument(
+        "--cache-size",
+        type=_positive_int,
+        default=128,
+        metavar="N",
+        help="tools whose schemas are kept, least recently used dropped first (default: 128)",
+    )
+    schemas.add_argument(
+        "--presets",
+        metavar="DIR",
+        help="directory of preset schemas (*.json) and field filters (<name>.filter.json)",
+    )
+    schemas.add_argument(
+        "--max-fields",
+        type=_positive_int,
+        metavar="N",
+        help="keep at most N fields per row (a hard cap after presets' filters)",
+    )
+
+    ops = parser.add_argument_group("logging and stats")
+    ops.add_argument(
+        "--log-level",
+        choices=("debug", "info", "warning", "error"),
+        default="warning",
+        help="stderr log level (default: warning)",
+    )
+    ops.add_argument("--log-file", metavar="FILE", help="write logs to FILE instead of stderr")
+    ops.add_argument(
+        "--stats-file",
+        metavar="FILE",
+        help="write per-tool stats as JSON to FILE on exit and on SIGUSR1",
+    )
+    parser.add_argument("command", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
+    return parser
+
+
+def parse_options(argv: Sequence[str]) -> ProxyOptions:
+    """Parse ``[options] -- command [args...]``; exits with status 2 on bad usage."""
+    parser = build_parser()
+    argv = list(argv)
+    if "--" in argv:
+        split = argv.index("--")
+        args = parser.parse_args(argv[:split])
+        command = argv[split + 1 :]
+    else:
+        args = parser.parse_args(argv)
+        command = list(args.command)
+    if not command:
+        parser.error(
+            "no server command: put it after --, e.g. gcxwire proxy -- uvx mcp-server-time"
+        )
+    env: dict[str, str] = {}
+    for item in args.env:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            parser.error(f"--env expects K=V, got {item!r}")
+        env[key] = value
+    if args.presets is not None and not os.path.isdir(args.presets):
+        parser.error(f"--presets: {args.presets!r} is not a directory")
+    return ProxyOptions(
+        command=tuple(command),
+        name=args.name,
+        env=env,
+        cwd=args.cwd,
+        format=args.format,
+        structured=args.structured,
+        hint=args.hint,
+        slim_tools=args.slim_tools,
+        confirm_after=args.confirm_after,
+        cache_size=args.cache_size,
+        presets=args.presets,
+        max_fields=args.max_fields,
+        log_level=args.log_level,
+        log_file=args.log_file,
+        stats_file=args.stats_file,
+    )
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a number >= 1, got {value}")
+    return value

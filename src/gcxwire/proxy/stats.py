@@ -1,0 +1,96 @@
+"""Per-tool counters: what went in, what came out, which schema encoded it."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import orjson
+
+__all__ = ["ProxyStats", "ToolStats", "ToolsListStats"]
+
+
+@dataclass
+class ToolStats:
+    """Counters for one tool. Tokens are counted only for results the proxy
+    compared encodings for (JSON with a tabular shape); bytes for every result."""
+
+    calls: int = 0
+    rewritten: int = 0
+    bytes_before: int = 0
+    bytes_after: int = 0
+    tokens_before: int = 0
+    tokens_after: int = 0
+    hint_tokens: int = 0
+    format: str | None = None
+    schema_id: str | None = None
+    schema_status: str | None = None
+
+
+@dataclass
+class ToolsListStats:
+    lists: int = 0
+    tools: int = 0
+    bytes_before: int = 0
+    bytes_after: int = 0
+    tokens_before: int = 0
+    tokens_after: int = 0
+
+
+@dataclass
+class ProxyStats:
+    server: str
+    tools: dict[str, ToolStats] = field(default_factory=dict)
+    tools_list: ToolsListStats = field(default_factory=ToolsListStats)
+
+    def tool(self, name: str) -> ToolStats:
+        stats = self.tools.get(name)
+        if stats is None:
+            stats = self.tools[name] = ToolStats()
+        return stats
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "server": self.server,
+            "tools_list": asdict(self.tools_list),
+            "tools": {name: asdict(stats) for name, stats in sorted(self.tools.items())},
+        }
+
+    def write_json(self, path: str) -> None:
+        """Write atomically, so a reader never sees half a file."""
+        directory = os.path.dirname(os.path.abspath(path))
+        fd, tmp = tempfile.mkstemp(dir=directory, prefix=".gcxwire-stats-")
+        with os.fdopen(fd, "wb") as out:
+            out.write(orjson.dumps(self.as_dict(), option=orjson.OPT_INDENT_2))
+        os.replace(tmp, path)
+
+    def summary(self) -> str:
+        """A few human-readable lines for stderr."""
+        lines = [f"gcxwire proxy stats for {self.server}:"]
+        tl = self.tools_list
+        if tl.lists:
+            lines.append(
+                f"  tools/list x{tl.lists} ({tl.tools} tools): {tl.bytes_before} -> "
+                f"{tl.bytes_after} bytes, {tl.tokens_before} -> {tl.tokens_after} tokens"
+                f"{_saving(tl.tokens_before, tl.tokens_after)}"
+            )
+        for name, s in sorted(self.tools.items()):
+            schema = f", {s.schema_id} ({s.schema_status})" if s.schema_id else ""
+            lines.append(
+                f"  {name}: {s.calls} calls, {s.rewritten} rewritten"
+                f"{f' as {s.format}' if s.format else ''}{schema}; "
+                f"{s.bytes_before} -> {s.bytes_after} bytes, "
+                f"{s.tokens_before} -> {s.tokens_after} tokens"
+                f"{_saving(s.tokens_before, s.tokens_after)}"
+            )
+        if len(lines) == 1:
+            lines.append("  no tools/list or tools/call answers seen")
+        return "\n".join(lines)
+
+
+def _saving(before: int, after: int) -> str:
+    if before <= 0:
+        return ""
+    return f" ({100 * (before - after) / before:.1f}% saved)"
