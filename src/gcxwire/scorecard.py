@@ -576,7 +576,7 @@ def _targets(card: Scorecard) -> list[str]:
     def check(ok: bool, text: str) -> None:
         lines.append(f"- {'✓' if ok else '✗'} {text}")
 
-    if "gortex" in card.groups():
+    if "gortex" in card.groups() and "gcx" in card.formats:
         typed = card.summary("gcx", "gortex")
         if typed.median_tokens is not None:
             check(
@@ -584,6 +584,7 @@ def _targets(card: Scorecard) -> list[str]:
                 f"GCX1 typed on the gortex 20: median {format_delta(typed.median_tokens)} "
                 f"(target ≤ {MINUS}30%), lossless {typed.exact}/{typed.cases}",
             )
+    if "gortex" in card.groups() and "auto" in card.formats:
         auto = card.summary("auto", "gortex")
         if auto.median_tokens is not None:
             check(
@@ -675,7 +676,7 @@ def plot(card: Scorecard, path: str | Path) -> None:
     height = 0.8 / max(len(shown), 1)
     fig, ax = plt.subplots(figsize=(10, 0.45 * len(names) + 1.5))
     for i, fmt in enumerate(shown):
-        values = [r.savings(fmt) or 0.0 for r in card.results]
+        values = [_or_nan(r.savings(fmt)) for r in card.results]  # no bar where not encoded
         ax.barh([y + i * height for y in range(len(names))], values, height, label=LABELS[fmt])
     ax.set_yticks([y + height * (len(shown) - 1) / 2 for y in range(len(names))], names, fontsize=7)
     ax.invert_yaxis()
@@ -685,6 +686,10 @@ def plot(card: Scorecard, path: str | Path) -> None:
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
+
+
+def _or_nan(value: float | None) -> float:
+    return float("nan") if value is None else value
 
 
 def progress_stream() -> TextIO | None:

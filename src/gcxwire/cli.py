@@ -1,0 +1,246 @@
+"""The ``gcxwire`` command: encode, decode, check, stats, scorecard, proxy.
+
+Exit status: 0 on success, 1 when ``check`` finds a mismatch, 2 on a usage or
+input error (reported on stderr in one line, never as a traceback).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import sys
+from collections.abc import Sequence
+from importlib import resources
+from pathlib import Path
+from typing import Any, TextIO
+
+from . import scorecard, select
+from ._version import __version__
+from .errors import DecodeError, GcxwireError
+
+__all__ = ["main"]
+
+EXAMPLES = """\
+examples:
+  gcxwire encode results.json                 fewest-token lossless form (format=auto)
+  gcxwire encode --format gcx --tool search_symbols results.json
+  curl -s https://api.example.com/items | gcxwire encode -
+  gcxwire decode payload.gcx                  back to JSON, whatever the format
+  gcxwire check results.json more.json        round-trip every format, exit 1 on a mismatch
+  gcxwire stats results.json                  bytes and tokens per format
+  gcxwire scorecard > scorecard.md            the token scorecard of the bundled cases
+  gcxwire proxy -- npx -y @modelcontextprotocol/server-memory
+"""
+
+# The formats `check` round-trips: every one gcxwire can write.
+CHECKED: tuple[select.Format, ...] = ("json", "gcx", "dcp", "auto")
+STATS_FORMATS = ("json", "gcx", "dcp", "toon", "auto")
+
+
+class UserError(Exception):
+    """Bad input or arguments: reported in one line on stderr, exit status 2."""
+
+
+def _read(source: str) -> str:
+    try:
+        if source == "-":
+            return sys.stdin.read()
+        return Path(source).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UserError(f"cannot read {source}: {exc}") from None
+
+
+def _load_json(text: str, source: str) -> Any:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise UserError(f"{source}: not JSON: {exc}") from None
+
+
+def _tool_name(args: argparse.Namespace, source: str) -> str:
+    if args.tool:
+        return str(args.tool)
+    return "result" if source == "-" else Path(source).stem
+
+
+def _dump(value: Any, indent: int | None = None) -> str:
+    return json.dumps(
+        value, ensure_ascii=False, indent=indent, separators=None if indent else (",", ":")
+    )
+
+
+def _cmd_encode(args: argparse.Namespace, out: TextIO) -> int:
+    value = _load_json(_read(args.file), args.file)
+    out.write(select.encode(value, tool=_tool_name(args, args.file), format=args.format) + "\n")
+    return 0
+
+
+def _cmd_decode(args: argparse.Namespace, out: TextIO) -> int:
+    text = _read(args.file)
+    # `encode` ends its output with one newline, as every line tool does; drop it.
+    value = select.decode(text[:-1] if text.endswith("\n") else text)
+    out.write(_dump(value, args.indent) + "\n")
+    return 0
+
+
+def _bundled_samples() -> list[str]:
+    root = resources.files("gcxwire") / "samples"
+    return sorted(str(entry) for entry in root.iterdir() if entry.name.endswith(".json"))
+
+
+def _cmd_check(args: argparse.Namespace, out: TextIO) -> int:
+    failed = False
+    for source in args.files or _bundled_samples():
+        value = _load_json(_read(source), source)
+        tool = _tool_name(args, source)
+        notes = []
+        for fmt in CHECKED:
+            try:
+                text = select.encode(value, tool=tool, format=fmt)
+            except GcxwireError as exc:  # the format cannot carry this value: not a mismatch
+                notes.append(f"{fmt} cannot encode ({exc})")
+                continue
+            try:
+                where = select.first_difference(select.decode(text), value)
+            except DecodeError as exc:
+                where = f"$ (its own output does not decode: {exc})"
+            if where is None:
+                notes.append(f"{fmt} ok" + (f" ({select.detect(text)})" if fmt == "auto" else ""))
+            else:
+                failed = True
+                notes.append(f"{fmt} MISMATCH at {where}")
+        out.write(f"{source}: {', '.join(notes)}\n")
+    return 1 if failed else 0
+
+
+def _cmd_stats(args: argparse.Namespace, out: TextIO) -> int:
+    text = _read(args.file)
+    _load_json(text, args.file)  # a clear error before measuring
+    case = scorecard.Case("", Path(args.file).stem, _tool_name(args, args.file), "", text)
+    available = scorecard.available_formats()
+    result = scorecard.measure_case(case, [f for f in STATS_FORMATS if f in available])
+    out.write(f"{args.file} (tool={case.tool}, tokens: cl100k_base)\n\n")
+    out.write("| format | bytes | tokens | Δ tokens | round trip |\n|---|--:|--:|--:|:-:|\n")
+    for fmt, measure in result.measures.items():
+        if measure.text is None:
+            out.write(f"| {scorecard.LABELS[fmt]} | — | — | — | cannot encode |\n")
+            continue
+        delta = "" if fmt == "json" else scorecard.format_delta(result.savings(fmt))
+        mark = scorecard.ROUNDTRIP_MARKS[measure.roundtrip]
+        out.write(
+            f"| {scorecard.LABELS[fmt]} | {measure.bytes} | {measure.tokens} | {delta} | {mark} |\n"
+        )
+    return 0
+
+
+def _cmd_scorecard(args: argparse.Namespace, out: TextIO) -> int:
+    cases = scorecard.load_cases(args.cases_dir)
+    card = scorecard.run(cases, progress=None if args.quiet else scorecard.progress_stream())
+    render = scorecard.render_json if args.format == "json" else scorecard.render_markdown
+    out.write(render(card))
+    if args.plot:
+        scorecard.plot(card, args.plot)
+    return 0
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="gcxwire",
+        description="Token-cheap, lossless wire formats (GCX1, DCP) for MCP tool results.",
+        epilog=EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"gcxwire {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    def command(name: str, help: str, example: str) -> argparse.ArgumentParser:
+        return commands.add_parser(
+            name,
+            help=help,
+            description=help,
+            epilog=f"example:\n  {example}",
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+        )
+
+    file_help = "JSON input file, or - for stdin (default)"
+    encode = command(
+        "encode",
+        "encode a JSON document as GCX1, DCP, or whichever is cheapest",
+        "gcxwire encode --format auto --tool list_issues issues.json",
+    )
+    encode.add_argument("--format", choices=select.FORMATS, default="auto", help="default: auto")
+    encode.add_argument("--tool", help="tool name for the header (default: the file's name)")
+    encode.add_argument("file", nargs="?", default="-", metavar="FILE", help=file_help)
+    encode.set_defaults(run=_cmd_encode)
+
+    decode = command(
+        "decode",
+        "decode GCX1, DCP or JSON text (recognised by its header) and print the JSON",
+        "gcxwire encode data.json | gcxwire decode --indent 2",
+    )
+    decode.add_argument("--indent", type=int, help="pretty-print with this indent")
+    decode.add_argument("file", nargs="?", default="-", metavar="FILE", help="text file, or -")
+    decode.set_defaults(run=_cmd_decode)
+
+    check = command(
+        "check",
+        "round-trip JSON files through every format; exit 1 on any mismatch",
+        "gcxwire check results.json   (no FILE: the samples bundled with gcxwire)",
+    )
+    check.add_argument("--tool", help="tool name for the header (default: each file's name)")
+    check.add_argument("files", nargs="*", metavar="FILE", help="JSON files to check")
+    check.set_defaults(run=_cmd_check)
+
+    stats = command(
+        "stats",
+        "bytes and cl100k tokens of a JSON file in each format",
+        "gcxwire stats results.json",
+    )
+    stats.add_argument("--tool", help="tool name for the header (default: the file's name)")
+    stats.add_argument("file", metavar="FILE", help="JSON input file, or -")
+    stats.set_defaults(run=_cmd_stats)
+
+    card = command(
+        "scorecard",
+        "measure every case in every format: bytes, tokens, gzip, round trip",
+        "gcxwire scorecard bench/cases --format md --plot savings.png > scorecard.md",
+    )
+    card.add_argument(
+        "cases_dir", nargs="?", metavar="CASES_DIR", help="folder of case files (default: bundled)"
+    )
+    card.add_argument("--format", choices=("md", "json"), default="md", help="default: md")
+    card.add_argument("--plot", metavar="FILE.png", help="also draw savings per case (matplotlib)")
+    card.add_argument("--quiet", action="store_true", help="no progress bar on stderr")
+    card.set_defaults(run=_cmd_scorecard)
+
+    # Listed for --help; the arguments go to gcxwire.proxy untouched (see main).
+    command("proxy", "run the stdio MCP proxy (gcxwire proxy --help)", "gcxwire proxy -- CMD ...")
+    return parser
+
+
+def _proxy(argv: Sequence[str]) -> int:
+    try:
+        proxy_cli = importlib.import_module("gcxwire.proxy.cli")
+    except ModuleNotFoundError as exc:
+        raise UserError(f"the proxy is not available in this build of gcxwire ({exc})") from None
+    status: int = proxy_cli.main(list(argv))
+    return status
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit status."""
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    try:
+        if args_list[:1] == ["proxy"]:
+            return _proxy(args_list[1:])
+        args = _parser().parse_args(args_list)
+        status: int = args.run(args, sys.stdout)
+        return status
+    except (UserError, GcxwireError) as exc:
+        sys.stderr.write(f"gcxwire: error: {exc}\n")
+        return 2
+    except BrokenPipeError:  # e.g. `gcxwire scorecard | head`
+        return 0
+    except KeyboardInterrupt:
+        return 130

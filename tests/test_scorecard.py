@@ -1,0 +1,198 @@
+"""The scorecard: the gortex reproduction, the median rule, round-trip judging, output."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+from gcxwire import scorecard
+from gcxwire.scorecard import format_delta, reference_median
+
+REPO = Path(__file__).resolve().parent.parent
+GOLDEN = REPO / "tests" / "data" / "gortex" / "golden"  # the reference encoder's output
+REFERENCE_MD = REPO / "tests" / "data" / "gortex" / "scorecard.md"
+
+
+@pytest.fixture(scope="module")
+def gortex_card() -> scorecard.Scorecard:
+    cases = [c for c in scorecard.load_cases() if c.group == "gortex"]
+    return scorecard.run(cases, formats=("json", "gcx-ref"))
+
+
+def test_bundled_gortex_cases_are_the_twenty(gortex_card: scorecard.Scorecard) -> None:
+    golden = json.loads((GOLDEN / "_tokens_cl100k.json").read_text())
+    assert [r.case.name for r in gortex_card.results] == sorted(golden)
+    assert all(r.case.baseline == "go" for r in gortex_card.results)
+
+
+def test_gortex_rows_reproduce_the_reference_texts_and_token_counts(
+    gortex_card: scorecard.Scorecard,
+) -> None:
+    golden = json.loads((GOLDEN / "_tokens_cl100k.json").read_text())
+    for result in gortex_card.results:
+        name = result.case.name
+        baseline = (GOLDEN / f"{name}.baseline.json").read_text(encoding="utf-8")
+        gcx_text = (GOLDEN / f"{name}.gcx").read_text(encoding="utf-8")
+        assert result.measures["json"].text == baseline, name
+        assert result.measures["gcx-ref"].text == gcx_text, name
+        assert result.measures["json"].tokens == golden[name]["json_tokens"], name
+        assert result.measures["gcx-ref"].tokens == golden[name]["gcx_tokens"], name
+        assert result.measures["gcx-ref"].bytes == len(gcx_text.encode()), name
+
+
+def test_gortex_median_follows_the_reference_rule(gortex_card: scorecard.Scorecard) -> None:
+    golden = json.loads((GOLDEN / "_tokens_cl100k.json").read_text())
+    expected = reference_median(
+        [(g["json_tokens"] - g["gcx_tokens"]) / g["json_tokens"] * 100 for g in golden.values()]
+    )
+    summary = gortex_card.summary("gcx-ref", "gortex")
+    assert summary.median_tokens == pytest.approx(expected)
+    line = next(
+        x for x in REFERENCE_MD.read_text().splitlines() if x.startswith("**Summary (cl100k")
+    )
+    assert f"Median token savings: {format_delta(summary.median_tokens)}." in line
+
+
+def test_rendered_reproduction_rows_match_the_reference_scorecard(
+    gortex_card: scorecard.Scorecard,
+) -> None:
+    def rows(markdown: str) -> dict[str, list[str]]:
+        found = {}
+        for line in markdown.splitlines():
+            cells = [c.strip() for c in line.strip("|").split("|")]
+            if len(cells) == 12 and cells[0][:2].isdigit():
+                # bytes and tokens with their deltas; gzip differs (Go's deflate is not zlib's)
+                found[cells[0]] = cells[1:8]
+        return found
+
+    ours = rows(scorecard.render_markdown(gortex_card))
+    theirs = rows(REFERENCE_MD.read_text(encoding="utf-8").split("## Claude")[0])
+    assert len(theirs) == 20
+    assert ours == theirs
+
+
+def test_committed_scorecard_comes_from_a_real_run(gortex_card: scorecard.Scorecard) -> None:
+    def section(markdown: str) -> str:
+        return markdown.split("## Reproduction")[1].split("\n## ")[0]
+
+    committed = (REPO / "bench" / "scorecard.md").read_text(encoding="utf-8")
+    assert section(committed) == section(scorecard.render_markdown(gortex_card))
+
+
+@pytest.mark.parametrize(
+    ("values", "median"),
+    [([3.0], 3.0), ([4.0, 1.0], 4.0), ([5.0, 1.0, 3.0, 2.0], 3.0), ([-1.0, 2.0, 0.0], 0.0)],
+)
+def test_reference_median_is_element_n_over_2(values: list[float], median: float) -> None:
+    assert reference_median(values) == median
+
+
+@pytest.mark.parametrize(
+    ("saved", "text"),
+    [(27.43, "−27.4%"), (0.0, "−0.0%"), (-3.4, "+3.4%"), (-0.04, "+0.0%"), (None, "n/a")],
+)
+def test_format_delta(saved: float | None, text: str) -> None:
+    assert format_delta(saved) == text
+
+
+def write_case(folder: Path, name: str, value: object, **extra: str) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    case = {"tool": extra.pop("tool", "t"), "description": "d", "input": json.dumps(value), **extra}
+    (folder / f"{name}.json").write_text(json.dumps(case), encoding="utf-8")
+
+
+def test_round_trip_is_judged_on_values_types_and_key_order(tmp_path: Path) -> None:
+    value = [{"b": 1, "a": "x"}, {"b": 2, "a": "y"}]
+    write_case(tmp_path / "g", "go", value, baseline="go")
+    write_case(tmp_path / "g", "plain", value)
+    card = scorecard.run(scorecard.load_cases(tmp_path), formats=("json", "gcx-ref", "gcx"))
+    go, plain = card.results
+    assert go.measures["json"].text == '[{"a":"x","b":1},{"a":"y","b":2}]'
+    assert go.measures["json"].roundtrip == "order"  # Go sorts keys
+    assert plain.measures["json"].roundtrip == "exact"
+    assert plain.measures["gcx"].roundtrip == "exact"
+    summary = card.summary("json")
+    assert (summary.exact, summary.reordered) == (1, 1)
+
+
+def test_a_format_that_cannot_encode_is_reported_not_raised(tmp_path: Path) -> None:
+    write_case(tmp_path, "bad_tool", [1, 2], tool="has space")
+    (result,) = scorecard.run(scorecard.load_cases(tmp_path), formats=("json", "gcx")).results
+    assert result.measures["gcx"].text is None
+    assert result.measures["gcx"].error
+    assert result.savings("gcx") is None
+
+
+def test_plain_tsv_yardstick_only_for_flat_tables(tmp_path: Path) -> None:
+    write_case(tmp_path, "a_flat", [{"a": 1, "b": None}, {"a": True, "c": "x y"}])
+    write_case(tmp_path, "b_nested", [{"a": [1]}])
+    write_case(tmp_path, "c_tab", [{"a": "x\ty"}])
+    write_case(tmp_path, "d_object", {"a": 1})
+    card = scorecard.run(scorecard.load_cases(tmp_path), formats=("json", "tsv"))
+    texts = [r.measures["tsv"].text for r in card.results]
+    assert texts == ["a\tb\tc\n1\t\t\ntrue\t\tx y", None, None, None]
+    assert card.results[0].measures["tsv"].roundtrip == "none"
+
+
+def test_load_cases_errors(tmp_path: Path) -> None:
+    with pytest.raises(scorecard.ScorecardError, match="not a directory"):
+        scorecard.load_cases(tmp_path / "missing")
+    with pytest.raises(scorecard.ScorecardError, match="no \\*.json"):
+        scorecard.load_cases(tmp_path)
+    (tmp_path / "x.json").write_text('{"tool": "t"}')
+    with pytest.raises(scorecard.ScorecardError, match='"input"'):
+        scorecard.load_cases(tmp_path)
+    (tmp_path / "x.json").write_text("{")
+    with pytest.raises(scorecard.ScorecardError, match="cannot read"):
+        scorecard.load_cases(tmp_path)
+
+
+def test_groups_and_summaries(tmp_path: Path) -> None:
+    rows = [{"id": i, "name": f"item {i}", "score": i / 4} for i in range(12)]
+    write_case(tmp_path / "one", "rows", rows)
+    write_case(tmp_path / "two", "single", {"id": 1, "name": "x"})
+    card = scorecard.run(scorecard.load_cases(tmp_path), formats=("json", "gcx", "auto"))
+    assert card.groups() == ["one", "two"]
+    rows_result, single = card.results
+    # auto never grows a response and keeps every value
+    for result in card.results:
+        assert result.measures["auto"].tokens <= result.measures["json"].tokens
+        assert result.measures["auto"].roundtrip == "exact"
+    assert card.summary("auto").worse == 0
+    assert card.summary("gcx", "one").median_tokens == pytest.approx(rows_result.savings("gcx"))
+
+    doc = json.loads(scorecard.render_json(card))
+    assert [c["id"] for c in doc["cases"]] == ["one/rows", "two/single"]
+    assert doc["cases"][0]["results"]["gcx"]["tokens"] == rows_result.measures["gcx"].tokens
+    assert doc["summary"]["all"]["auto"]["worse"] == 0
+    assert set(doc["summary"]) == {"all", "one", "two"}
+
+
+def test_progress_bar_appears_only_after_a_second() -> None:
+    now = [0.0]
+    out = io.StringIO()
+    bar = scorecard.Progress(4, out, clock=lambda: now[0])
+    bar.step(1, "a")
+    assert out.getvalue() == ""
+    now[0] = 1.5
+    bar.step(2, "b")
+    bar.close()
+    assert out.getvalue().startswith("\r[" + "#" * 15 + "-" * 15 + "] 2/4 b")
+    assert out.getvalue().endswith("\n")
+
+
+def test_plot_writes_a_png(tmp_path: Path) -> None:
+    write_case(tmp_path / "g", "rows", [{"id": i, "v": "x"} for i in range(5)])
+    card = scorecard.run(scorecard.load_cases(tmp_path), formats=("json", "gcx", "auto"))
+    target = tmp_path / "savings.png"
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        with pytest.raises(scorecard.ScorecardError, match=r"gcxwire\[plot\]"):
+            scorecard.plot(card, target)
+        return
+    scorecard.plot(card, target)
+    assert target.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
