@@ -482,9 +482,8 @@ def decode(
             reader, active_schema, names, dash_absent
         )
     else:
-        if header.names is None:
-            raise reader.error("an abbreviated header needs a schema", head_line)
-        names = header.names
+        # without a schema, a header naming no fields carries none (a zero-field batch)
+        names = header.names if header.names is not None else []
         build = _flat_builder(names, dash_absent, expand_paths)
 
     records = []
