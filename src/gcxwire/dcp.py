@@ -24,7 +24,15 @@ from typing import Any, Literal
 import orjson
 
 from .errors import DecodeError, EncodeTypeError, EncodeValueError
-from .schema import ABSENT, DcpSchema, SchemaRegistry, infer_schema, resolve, unwrap
+from .schema import (
+    ABSENT,
+    DcpSchema,
+    SchemaRegistry,
+    infer_schema,
+    resolve,
+    split_path,
+    unwrap,
+)
 
 __all__ = [
     "DcpSchema",
@@ -178,15 +186,28 @@ def _header(schema: DcpSchema, sid: str, names: list[str], style: _Style, densit
                 "id": sid,
                 "fields": names,
                 "fieldCount": len(names),
-                "types": {n: schema.types[n] for n in names if n in schema.types},
+                "types": {n: _ordered_type(schema.types[n]) for n in names if n in schema.types},
             }
         )
     if density == 4:
-        return "Fields: " + ", ".join(names)
+        described = []
+        for name in names:
+            about = schema.types.get(name, {}).get("description")
+            described.append(f"{name}: {about}" if about else name)
+        return "Fields: " + ", ".join(described)
     head: list[Any] = ["$S", sid]
     if density == 2:
         head.append(len(names))
     return style.dumps(head + names)
+
+
+_TYPE_KEY_ORDER = ("type", "description", "enum", "min", "max")
+
+
+def _ordered_type(type_def: dict[str, Any]) -> dict[str, Any]:
+    """A field type in dcp-py's key order (``type, description, enum, min, max``, then others)."""
+    first = {key: type_def[key] for key in _TYPE_KEY_ORDER if key in type_def}
+    return first | {k: v for k, v in type_def.items() if k not in first}
 
 
 def _natural_row(names: list[str], cells: list[Any], style: _Style) -> str:
@@ -205,6 +226,7 @@ def encode(
     dialect: Dialect = "gateway",
     domain: str | None = None,
     density: int | None = None,
+    text_key: str | None = None,
     exact: bool = False,
 ) -> str:
     """Encode a list of records (or a ``{..., "items": [...]}`` wrapper) as DCP text.
@@ -214,8 +236,10 @@ def encode(
     first-seen order, nothing dropped, so ``decode(text)`` rebuilds the records (see
     docs/dcp.md for the exceptions). ``domain`` names that schema (default: the wrapper's array
     key, else ``"data"``). ``density`` (0..4) is dcp-py's header density (dcp-py dialect only).
-    ``exact=True`` decodes the result and raises ``EncodeValueError`` unless it gives back
-    exactly ``records`` (types, key order, null vs absent).
+    ``text_key`` (a dot path) writes that string after each row as a raw text line, as dcp-py's
+    ``text_key=`` does; decode it with the same ``text_key``. ``exact=True`` decodes the result
+    and raises ``EncodeValueError`` unless it gives back exactly ``records`` (types, key order,
+    null vs absent).
 
     Raises ``EncodeError`` for anything that is not a list of objects or a wrapper, and for
     values JSON cannot carry (NaN, non-string keys, sets...).
@@ -232,11 +256,11 @@ def encode(
     if schema is not None and not isinstance(schema, DcpSchema):
         raise EncodeTypeError(f"schema must be a DcpSchema, not {type(schema).__name__}", "$")
     try:
-        text = _encode(records, schema, style, dialect, domain, density)
+        text = _encode(records, schema, style, dialect, domain, density, text_key)
     except RecursionError:
         raise EncodeValueError("value is nested too deeply", "$") from None
     if exact:
-        _require_exact(records, text, schema)
+        _require_exact(records, text, schema, text_key)
     return text
 
 
@@ -247,6 +271,7 @@ def _encode(
     dialect: str,
     domain: str | None,
     density: int,
+    text_key: str | None,
 ) -> str:
     members, key, items = unwrap(records)
     prefix = f"$.{key}" if key is not None else "$"
@@ -297,7 +322,19 @@ def _encode(
             lines.append(_natural_row(names, cells, style))
         else:
             lines.append(style.dumps(cells))
+        if text_key is not None:
+            lines.append(_text_line(items[r], text_key, f"{prefix}[{r}]"))
     return "\n".join(lines)
+
+
+def _text_line(record: dict[str, Any], text_key: str, where: str) -> str:
+    value = resolve(record, split_path(text_key))
+    where = f"{where}.{text_key}"
+    if not isinstance(value, str):
+        raise EncodeTypeError("a text line needs a string at text_key", where)
+    if "\n" in value or "\r" in value:
+        raise EncodeValueError("a text line cannot hold a line break", where)
+    return value
 
 
 def _metadata_line(wrapper: dict[str, Any], key: str, domain: str, style: _Style) -> str:
@@ -322,9 +359,9 @@ def _metadata_line(wrapper: dict[str, Any], key: str, domain: str, style: _Style
     return style.dumps(body)
 
 
-def _require_exact(value: Any, text: str, schema: DcpSchema | None) -> None:
+def _require_exact(value: Any, text: str, schema: DcpSchema | None, text_key: str | None) -> None:
     try:
-        back = decode(text, schema=schema)
+        back = decode(text, schema=schema, text_key=text_key)
     except DecodeError as exc:  # pragma: no cover - our own output always parses
         raise EncodeValueError(f"DCP output does not decode: {exc}", "$") from None
     diff = _first_difference(value, back, "$")
@@ -433,6 +470,7 @@ def decode(
     schema: DcpSchema | SchemaRegistry | None = None,
     dialect: Dialect | None = None,
     expand_paths: bool = True,
+    text_key: str | None = None,
 ) -> Any:
     """Decode DCP text (any of the three dialects) back to JSON values.
 
@@ -444,7 +482,8 @@ def decode(
 
     ``dialect`` forces how ``"-"`` reads (absent in ``v0.3``/``dcp-py``, a string in
     ``gateway``); by default a field count or dcp-py spacing in the header means ``"-"`` is
-    absent. Raises ``DecodeError`` with line and column on any malformed input.
+    absent. With ``text_key`` every row is followed by a raw text line, put back at that path.
+    Raises ``DecodeError`` with line and column on any malformed input.
     """
     if not isinstance(text, str):
         raise DecodeError(f"DCP text must be str, not {type(text).__name__}")
@@ -487,7 +526,12 @@ def decode(
         build = _flat_builder(names, dash_absent, expand_paths)
 
     records = []
-    for line in lines[index + 1 :]:
+    body = lines[index + 1 :]
+    step = 1 if text_key is None else 2
+    if text_key is not None and len(body) % 2:
+        raise reader.error("the last row has no text line", body[-1], len(body[-1].text))
+    for at in range(0, len(body), step):
+        line = body[at]
         row = reader.json(line)
         if not isinstance(row, list):
             raise reader.error(f"a row must be a JSON array, not {type(row).__name__}", line)
@@ -495,7 +539,10 @@ def decode(
             raise reader.error(
                 f"row has {len(row)} values but the header has {len(names)} fields", line
             )
-        records.append(build(row, line))
+        record = build(row, line)
+        if text_key is not None:
+            _put(record, split_path(text_key), body[at + 1].text)
+        records.append(record)
 
     if members is None:
         return records
