@@ -196,3 +196,16 @@ def test_plot_writes_a_png(tmp_path: Path) -> None:
         return
     scorecard.plot(card, target)
     assert target.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_toon_column_is_left_out_cleanly_without_toon_format(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(scorecard, "_toon", lambda: None)  # as if toon-format were not installed
+    assert "toon" not in scorecard.available_formats()
+    write_case(tmp_path, "rows", [{"id": i} for i in range(3)])
+    card = scorecard.run(scorecard.load_cases(tmp_path))
+    assert "toon" not in card.formats and card.meta["toon_format"] is None
+    markdown = scorecard.render_markdown(card)
+    assert "`toon-format` is not installed" in markdown
+    assert "TOON" not in markdown.split("## Summary")[1]
