@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import types
 from typing import Any
 
 import pytest
@@ -70,8 +69,9 @@ def fake_gcx(monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
     def decode(text: str) -> Any:
         return script["decoded"]
 
-    fake = types.SimpleNamespace(encode=encode, decode=decode)
-    monkeypatch.setattr(select, "_codec", lambda name: fake if name == "gcx" else None)
+    monkeypatch.setitem(select._ENCODERS, "gcx", lambda value, tool: encode(value, tool=tool))
+    monkeypatch.setitem(select._DECODERS, "gcx", decode)
+    monkeypatch.delitem(select._ENCODERS, "dcp")
     return script
 
 

@@ -194,13 +194,8 @@ def _toon() -> Any:
 
 
 def available_formats() -> tuple[str, ...]:
-    """The columns this installation can fill: TOON and DCP are optional."""
-    missing = set()
-    if _toon() is None:
-        missing.add("toon")
-    if select._codec("dcp") is None:
-        missing.add("dcp")
-    return tuple(f for f in FORMATS if f not in missing)
+    """The columns this installation can fill: TOON is an optional peer."""
+    return tuple(f for f in FORMATS if f != "toon" or _toon() is not None)
 
 
 def _plain_tsv(value: Any) -> str | None:

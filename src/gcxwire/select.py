@@ -8,18 +8,16 @@ is the fallback, so no response ever grows and nothing is ever lost.
 
 from __future__ import annotations
 
-import importlib
 import json
 import math
 import re
 from collections.abc import Callable
-from types import ModuleType
 from typing import Any, Literal
 
 import orjson
 
-from . import tokens
-from .errors import DecodeError, EncodeError, EncodeTypeError, EncodeValueError, GcxwireError
+from . import dcp, gcx, tokens
+from .errors import DecodeError, EncodeError, EncodeTypeError, EncodeValueError
 
 __all__ = ["FORMATS", "Format", "compact_json", "decode", "detect", "encode", "first_difference"]
 
@@ -28,23 +26,6 @@ FORMATS: tuple[str, ...] = ("auto", "gcx", "dcp", "json")
 
 # orjson reads integers beyond 64 bits as floats; such literals take the exact path.
 _LONG_DIGIT_RUN = re.compile(r"\d{19}")
-
-
-def _codec(name: str) -> ModuleType | None:
-    """``gcxwire.<name>``, or None while that codec is not part of the package."""
-    try:
-        return importlib.import_module(f"gcxwire.{name}")
-    except ModuleNotFoundError as exc:
-        if exc.name == f"gcxwire.{name}":
-            return None
-        raise
-
-
-def _require(name: str) -> ModuleType:
-    module = _codec(name)
-    if module is None:
-        raise GcxwireError(f"the {name} codec is not available in this build of gcxwire")
-    return module
 
 
 def compact_json(value: Any) -> str:
@@ -62,15 +43,14 @@ def compact_json(value: Any) -> str:
 
 
 def _encode_gcx(value: Any, tool: str) -> str:
-    text: str = _require("gcx").encode(value, tool=tool)
-    return text
+    return gcx.encode(value, tool=tool)
 
 
 def _encode_dcp(value: Any, tool: str) -> str:
-    text: str = _require("dcp").encode(value)
-    return text
+    return dcp.encode(value)  # the schema id comes from the data (wrapper key), not the tool
 
 
+# The candidates besides JSON, in tie-break order.
 _ENCODERS: dict[str, Callable[[Any, str], str]] = {"gcx": _encode_gcx, "dcp": _encode_dcp}
 
 
@@ -89,9 +69,7 @@ def encode(value: Any, *, tool: str, format: Format = "auto") -> str:
 
     best = compact_json(value)
     best_tokens = tokens.count(best)
-    for name, encoder in _ENCODERS.items():
-        if _codec(name) is None:
-            continue
+    for encoder in _ENCODERS.values():
         try:
             text = encoder(value, tool)
         except EncodeError:
@@ -137,10 +115,7 @@ def _is_json_object(line: str) -> bool:
 
 def decode(text: str) -> Any:
     """The JSON value carried by ``text``, whichever of the formats it is in."""
-    kind = detect(text)
-    if kind == "json":
-        return _loads_json(text)
-    return _require(kind).decode(text)
+    return _DECODERS[detect(text)](text)
 
 
 def _loads_json(text: str) -> Any:
@@ -150,6 +125,13 @@ def _loads_json(text: str) -> Any:
         return orjson.loads(text)
     except json.JSONDecodeError as exc:  # orjson's error is a subclass
         raise DecodeError.at(f"invalid JSON: {exc.msg}", text, exc.pos) from None
+
+
+_DECODERS: dict[str, Callable[[str], Any]] = {
+    "gcx": gcx.decode,
+    "dcp": dcp.decode,
+    "json": _loads_json,
+}
 
 
 def first_difference(got: Any, want: Any, path: str = "$") -> str | None:
