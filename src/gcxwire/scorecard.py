@@ -234,21 +234,50 @@ def _canonical(value: Any) -> Any:
     return value
 
 
-def _judge(decode: Callable[[str], Any], text: str, value: Any) -> tuple[str, bool]:
+def _judge(decode: Callable[[str], Any], text: str, value: Any) -> tuple[str, str | None]:
+    """The round-trip outcome, and the decoder's complaint if it rejected the text."""
     try:
         got = decode(text)
-    except Exception:  # any decoder failure is a result to report, not a crash
-        return "undecodable", False
+    except Exception as exc:  # shown as "!" in the tables, with the message in the JSON
+        return "undecodable", f"{type(exc).__name__}: {exc}"
     if select.first_difference(got, value) is None:
-        return "exact", True
+        return "exact", None
     if select.first_difference(_canonical(got), _canonical(value)) is None:
-        return "order", True
-    return "lost", True
+        return "order", None
+    return "lost", None
 
 
-def _measure(text: str, decode: Callable[[str], Any] | None, value: Any) -> Measure:
+def _parses(parse: Callable[[str], Any], text: str) -> bool:
+    try:
+        parse(text)
+    except Exception:  # the reference harness's check: does the text parse at all?
+        return False
+    return True
+
+
+def _toon_decode(text: str) -> Any:
+    return _toon().decode(text)
+
+
+# How each column's text is read back: decoded for the round trip, and parsed
+# (structure only, for GCX1 the reference harness's own check) for "parses".
+_DECODERS: dict[str, Callable[[str], Any] | None] = {
+    "json": select.decode,
+    "gcx-ref": select.decode,
+    "gcx": select.decode,
+    "dcp": select.decode,
+    "toon": _toon_decode,
+    "auto": select.decode,
+    "tsv": None,
+}
+_PARSERS: dict[str, Callable[[str], Any]] = {"gcx-ref": gcx.parse, "gcx": gcx.parse}
+
+
+def _measure(fmt: str, text: str, value: Any) -> Measure:
     data = text.encode("utf-8")
-    roundtrip, parses = ("none", False) if decode is None else _judge(decode, text, value)
+    decode = _DECODERS[fmt]
+    roundtrip, error = ("none", None) if decode is None else _judge(decode, text, value)
+    parse = _PARSERS.get(fmt, decode)
     return Measure(
         text=text,
         bytes=len(data),
@@ -256,13 +285,9 @@ def _measure(text: str, decode: Callable[[str], Any] | None, value: Any) -> Meas
         # Go's compress/gzip default is level 6; its deflate differs from zlib's by a few bytes.
         gzip=len(gzip.compress(data, compresslevel=6, mtime=0)),
         roundtrip=roundtrip,
-        parses=parses,
+        parses=parse is not None and _parses(parse, text),
+        error=error,
     )
-
-
-def _parse_gcx(text: str) -> Any:
-    gcx.parse(text)  # structure only, as the reference harness checks its output
-    return select.decode(text)
 
 
 def measure_case(case: Case, formats: Iterable[str]) -> CaseResult:
@@ -283,26 +308,17 @@ def measure_case(case: Case, formats: Iterable[str]) -> CaseResult:
         "auto": lambda: select.encode(value, tool=case.tool, format="auto"),
         "tsv": lambda: _plain_tsv(value),
     }
-    decoders: dict[str, Callable[[str], Any] | None] = {
-        "json": select.decode,
-        "gcx-ref": _parse_gcx,
-        "gcx": _parse_gcx,
-        "dcp": select.decode,
-        "toon": lambda text: _toon().decode(text),
-        "auto": select.decode,
-        "tsv": None,
-    }
     measures: dict[str, Measure] = {}
     for fmt in formats:
         try:
             text = encoders[fmt]()
-        except Exception as exc:  # a format that cannot carry the value is a result too
-            measures[fmt] = Measure(text=None, error=f"{type(exc).__name__}: {exc}")
+        except GcxwireError as exc:  # the format cannot carry this value: a result, not a crash
+            measures[fmt] = Measure(text=None, error=str(exc))
             continue
         if text is None:
             measures[fmt] = Measure(text=None, error="not a flat table")
         else:
-            measures[fmt] = _measure(text, decoders[fmt], value)
+            measures[fmt] = _measure(fmt, text, value)
     return CaseResult(case, measures)
 
 
@@ -421,13 +437,8 @@ def render_json(card: Scorecard) -> str:
     def measure(m: Measure) -> dict[str, Any]:
         if m.text is None:
             return {"encoded": False, "error": m.error}
-        return {
-            "encoded": True,
-            "bytes": m.bytes,
-            "tokens": m.tokens,
-            "gzip": m.gzip,
-            "roundtrip": m.roundtrip,
-        }
+        found = {"encoded": True, "bytes": m.bytes, "tokens": m.tokens, "gzip": m.gzip}
+        return found | {"roundtrip": m.roundtrip, "parses": m.parses, "error": m.error}
 
     def summary(s: Summary) -> dict[str, Any]:
         return {k: getattr(s, k) for k in Summary.__dataclass_fields__}
