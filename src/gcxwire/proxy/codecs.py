@@ -68,7 +68,12 @@ def optional_codec(name: str) -> ModuleType | None:
 
 
 class DcpCodec:
-    """DCP encoding with an explicit, versioned schema per tool."""
+    """DCP with an explicit, versioned schema per tool (the ``build`` of :mod:`.lifecycle`).
+
+    Schemas name fields by their dot paths in source order and make no ``$R``
+    sub-schemas: a model (or any decoder) reading the text has only the header,
+    never our cache, so the header alone must say where every value belongs.
+    """
 
     def __init__(self, module: ModuleType) -> None:
         self._dcp = module
@@ -76,10 +81,23 @@ class DcpCodec:
     def build(
         self, tool: str, version: int, rows: Sequence[dict[str, Any]], exclude: Sequence[str]
     ) -> Any:
-        raise NotImplementedError
+        return self._dcp.infer_schema(
+            list(rows),
+            domain=tool,
+            version=version,
+            exclude=list(exclude),
+            min_presence=0.0,
+            order="source",
+            naming="path",
+            nest=False,
+        )
 
     def from_def(self, definition: dict[str, Any]) -> SchemaVersion:
-        raise NotImplementedError
+        """A preset ``DcpSchemaDef``, used as it is from the first call of its tool."""
+        schema = self._dcp.DcpSchema.from_def(definition)
+        return SchemaVersion(schema.domain, schema.version, "preset", schema)
 
     def encode(self, table: Table, schema: SchemaVersion) -> str:
-        raise NotImplementedError
+        """The table's value (rows, or the wrapper around them) encoded with ``schema``."""
+        text: str = self._dcp.encode(table.value, schema.schema)
+        return text

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-__all__ = ["ProxyOptions", "build_parser", "parse_options"]
+__all__ = ["ProxyOptions", "build_parser", "default_server_name", "parse_options"]
 
 Format = Literal["auto", "gcx", "dcp"]
 Structured = Literal["keep", "drop"]
@@ -50,9 +51,30 @@ class ProxyOptions:
     def server_name(self) -> str:
         """``--name``, else the command's file name (``mcp-server-git``), used in
         messages, stats and to find ``<name>.filter.json`` presets."""
-        if self.name:
-            return self.name
-        return os.path.basename(self.command[0]) if self.command else "server"
+        return self.name or default_server_name(self.command)
+
+
+# Commands that launch the real server named by a later argument.
+_LAUNCHERS = re.compile(r"^(python[\d.]*|pypy[\d.]*|node|bun|deno|uvx|npx|pipx|uv|pnpm|yarn)$")
+_LAUNCHER_WORDS = frozenset({"run", "exec", "dlx", "x", "tool"})
+
+
+def default_server_name(command: Sequence[str]) -> str:
+    """A readable name for a server command: ``mcp-server-git`` for ``uvx
+    mcp-server-git ...``, ``server-memory`` for ``npx -y @modelcontextprotocol/server-memory``,
+    ``table_server`` for ``python table_server.py``."""
+    if not command:
+        return "server"
+    args = list(command)
+    name = os.path.basename(args[0])
+    if _LAUNCHERS.match(name):
+        for arg in args[1:]:
+            if arg.startswith("-") or arg in _LAUNCHER_WORDS:
+                continue
+            name = os.path.basename(arg.rstrip("/"))
+            break
+    stem, ext = os.path.splitext(name)
+    return stem if ext in (".py", ".js", ".mjs", ".cjs", ".ts", ".exe") else name
 
 
 def build_parser() -> argparse.ArgumentParser:

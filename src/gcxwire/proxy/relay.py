@@ -127,6 +127,8 @@ class Relay:
                 continue
             if len(self._pending):
                 line = self._answer(line)
+            elif line.lstrip()[:1] not in (b"{", b"["):
+                self._log_not_json(line)
             await self._client_out.write_line(line)
         # The server closed stdout: it exited or crashed. Nobody else will
         # answer the requests in flight, so answer them with an error.
@@ -142,9 +144,7 @@ class Relay:
         """The line to send for one server line: rewritten if it answers a request."""
         message = parse_line(line)
         if message is None:
-            log.warning(
-                "%s wrote a line that is not JSON; forwarding it: %.200r", self._upstream.name, line
-            )
+            self._log_not_json(line)
             return line
         is_response, request_id = response_id(message)
         request = self._pending.pop(request_id) if is_response else None
@@ -158,6 +158,11 @@ class Relay:
                 "rewriting the answer to %s failed; forwarding it unchanged", request.method
             )
             return line
+
+    def _log_not_json(self, line: bytes) -> None:
+        log.warning(
+            "%s wrote a line that is not JSON; forwarding it: %.200r", self._upstream.name, line
+        )
 
     def _gone_error(self, request_id: Any, status: int | None) -> bytes:
         how = "exited" if status is None else describe_exit(status)

@@ -12,10 +12,16 @@ import os
 import sys
 from typing import Any
 
+from mcp.server.mcpserver import Context, MCPServer
+from mcp_types import (
+    ElicitRequest,
+    ElicitRequestFormParams,
+    ElicitResult,
+    InputRequiredResult,
+)
+from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 from pydantic import BaseModel
 from typing_extensions import TypedDict
-
-from mcp.server.mcpserver import Context, MCPServer
 
 server = MCPServer("gcxwire-table-server")
 
@@ -123,11 +129,30 @@ class Answer(BaseModel):
     color: str
 
 
-@server.tool(description="Asks the client for a colour (elicitation), then returns rows.")
-async def ask(ctx: Context) -> str:
-    result = await ctx.elicit("Which colour?", Answer)
-    color = result.data.color if result.action == "accept" and result.data else "none"
-    return json.dumps([{"color": color, "action": result.action}])
+@server.tool(
+    description="Asks the client for a colour (elicitation), then returns it.",
+    structured_output=False,
+)
+async def ask(ctx: Context) -> str | InputRequiredResult:
+    if ctx.protocol_version in HANDSHAKE_PROTOCOL_VERSIONS:
+        # Handshake era: a server-to-client request while the call is in flight.
+        result = await ctx.elicit("Which colour?", Answer)
+        action = result.action
+        color = result.data.color if action == "accept" and result.data else "none"
+    else:
+        # 2026-07-28: answer input_required; the client retries with the answer.
+        answers = ctx.input_responses or {}
+        if "color" not in answers:
+            schema = {"type": "object", "properties": {"color": {"type": "string"}}}
+            request = ElicitRequest(
+                params=ElicitRequestFormParams(message="Which colour?", requested_schema=schema)
+            )
+            return InputRequiredResult(input_requests={"color": request}, request_state="asked")
+        answer = answers["color"]
+        assert isinstance(answer, ElicitResult)
+        action = answer.action
+        color = str((answer.content or {}).get("color", "none"))
+    return json.dumps([{"color": color, "action": action}])
 
 
 @server.tool(description="Exits the server process at once, mid-call.")

@@ -1,0 +1,84 @@
+"""A scripted JSON-RPC line server for relay tests that need exact bytes and timing.
+
+It is not an MCP implementation: each request's method picks a scripted answer,
+so a test knows byte for byte what the server wrote and in which order.
+
+- ``echo``: answers ``{"result": params}``; the id is echoed as it came.
+- ``burst``: ``params.count`` notifications, then the answer.
+- ``ask_client``: a server-to-client request (id 0), answered once the client replies.
+- ``tools/call``: the text of ``params.arguments.text`` as a tool result.
+- ``stray``: a line that is not JSON, then the answer.
+- ``hold``: no answer (stays in flight).
+- ``crash``: exits at once with ``params.status``.
+- ``env``: the value of the variable ``params.name``.
+Anything else, and a line that is not JSON, gets no answer.
+``--ignore-eof`` keeps it running after stdin closes (a server that needs SIGTERM);
+``--ignore-term`` also ignores SIGTERM (one that needs SIGKILL).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sys
+import time
+
+
+def write(message: object) -> None:
+    sys.stdout.write(json.dumps(message, ensure_ascii=False, separators=(",", ":")) + "\n")
+    sys.stdout.flush()
+
+
+def main() -> None:
+    if "--ignore-term" in sys.argv:
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    print("line_server: ready", file=sys.stderr, flush=True)
+    waiting: dict[object, object] = {}  # our request id -> the client request it serves
+    for raw in sys.stdin:
+        try:
+            message = json.loads(raw)
+        except ValueError:
+            continue
+        if not isinstance(message, dict):
+            continue
+        method = message.get("method")
+        params = message.get("params") or {}
+        rid = message.get("id")
+        if method is None and rid in waiting:  # the client's answer to our request
+            write({"jsonrpc": "2.0", "id": waiting.pop(rid), "result": {"client": message}})
+        elif method == "echo":
+            write({"jsonrpc": "2.0", "id": rid, "result": params})
+        elif method == "burst":
+            for i in range(params.get("count", 3)):
+                write({"jsonrpc": "2.0", "method": "notifications/progress", "params": {"i": i}})
+            write({"jsonrpc": "2.0", "id": rid, "result": {"sent": params.get("count", 3)}})
+        elif method == "ask_client":
+            waiting[0] = rid
+            write({"jsonrpc": "2.0", "id": 0, "method": "roots/list"})
+        elif method == "tools/call":
+            text = params.get("arguments", {}).get("text", "")
+            write(
+                {
+                    "jsonrpc": "2.0",
+                    "id": rid,
+                    "result": {"content": [{"type": "text", "text": text}]},
+                }
+            )
+        elif method == "stray":
+            sys.stdout.write("line_server: this line is not JSON\n")
+            write({"jsonrpc": "2.0", "id": rid, "result": {}})
+        elif method == "crash":
+            sys.stdout.flush()
+            os._exit(params.get("status", 3))
+        elif method == "env":
+            write(
+                {"jsonrpc": "2.0", "id": rid, "result": {"value": os.environ.get(params["name"])}}
+            )
+    if "--ignore-eof" in sys.argv or "--ignore-term" in sys.argv:
+        while True:
+            time.sleep(0.1)
+
+
+if __name__ == "__main__":
+    main()

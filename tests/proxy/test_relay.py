@@ -1,0 +1,222 @@
+"""The relay at the byte level: a scripted line server behind the real proxy process."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import orjson
+
+from gcxwire import select
+from gcxwire.proxy.jsonrpc import UPSTREAM_EXITED
+
+from .helpers import LINE_SERVER, RawProxy
+
+
+def run(coro: object) -> None:
+    asyncio.run(coro)  # type: ignore[arg-type]
+
+
+def req(rid: object, method: str, params: object = None) -> dict[str, object]:
+    message: dict[str, object] = {"jsonrpc": "2.0", "id": rid, "method": method}
+    if params is not None:
+        message["params"] = params
+    return message
+
+
+def call(rid: object, text: str) -> dict[str, object]:
+    """A tools/call the line server answers with ``text`` as its result."""
+    return req(rid, "tools/call", {"name": "t", "arguments": {"text": text}})
+
+
+def text_result(rid: object, text: str) -> dict[str, object]:
+    return {"jsonrpc": "2.0", "id": rid, "result": {"content": [{"type": "text", "text": text}]}}
+
+
+def test_ids_keep_their_type_and_answers_come_in_server_order() -> None:
+    async def scenario() -> None:
+        async with RawProxy(LINE_SERVER) as proxy:
+            ids = [1, "1", "s-3", 0, -7, 2**53, "ünï"]
+            for i, rid in enumerate(ids):
+                await proxy.send(
+                    {"jsonrpc": "2.0", "id": rid, "method": "echo", "params": {"n": i}}
+                )
+            answers = [await proxy.recv() for _ in ids]
+            assert [a["id"] for a in answers] == ids
+            assert [type(a["id"]) for a in answers] == [type(rid) for rid in ids]
+            assert [a["result"] for a in answers] == [{"n": i} for i in range(len(ids))]
+            status, rest, _ = await proxy.finish()
+            assert status == 0 and rest == b""
+
+    run(scenario())
+
+
+def test_untouched_lines_pass_byte_for_byte() -> None:
+    # Key order, spacing and escapes of a line the proxy does not rewrite survive.
+    line = b'{"params":{"z":1,"a":"\\u00e9\\t"},  "method":"echo","id":"k","jsonrpc":"2.0"}'
+
+    async def scenario() -> None:
+        async with RawProxy(LINE_SERVER) as proxy:
+            await proxy.send(line)
+            answer = await proxy.recv_line()
+            assert answer == b'{"jsonrpc":"2.0","id":"k","result":{"z":1,"a":"\xc3\xa9\\t"}}'
+
+    run(scenario())
+
+
+def test_notifications_are_relayed_in_order_before_the_answer() -> None:
+    async def scenario() -> None:
+        async with RawProxy(LINE_SERVER) as proxy:
+            await proxy.send(
+                {"jsonrpc": "2.0", "id": 5, "method": "burst", "params": {"count": 50}}
+            )
+            lines = [await proxy.recv() for _ in range(51)]
+            assert [m["params"]["i"] for m in lines[:50]] == list(range(50))
+            assert lines[50] == {"jsonrpc": "2.0", "id": 5, "result": {"sent": 50}}
+
+    run(scenario())
+
+
+def test_server_to_client_requests_and_their_answers_pass_through() -> None:
+    async def scenario() -> None:
+        async with RawProxy(LINE_SERVER) as proxy:
+            await proxy.send(req("c1", "ask_client"))
+            request = await proxy.recv()
+            assert request == {"jsonrpc": "2.0", "id": 0, "method": "roots/list"}
+            await proxy.send({"jsonrpc": "2.0", "id": 0, "result": {"roots": []}})
+            answer = await proxy.recv()
+            assert answer["id"] == "c1"
+            assert answer["result"]["client"] == {
+                "jsonrpc": "2.0",
+                "id": 0,
+                "result": {"roots": []},
+            }
+
+    run(scenario())
+
+
+def test_malformed_lines_are_forwarded_both_ways() -> None:
+    async def scenario() -> None:
+        async with RawProxy(LINE_SERVER, "--log-level", "warning") as proxy:
+            await proxy.send(b"{not json")  # the server ignores it; the relay must not die
+            await proxy.send(req(1, "stray"))
+            assert await proxy.recv_line() == b"line_server: this line is not JSON"
+            assert await proxy.recv() == {"jsonrpc": "2.0", "id": 1, "result": {}}
+            await proxy.send(req(2, "echo", {}))
+            assert (await proxy.recv())["id"] == 2
+            status, _, err = await proxy.finish()
+            assert status == 0
+            assert b"client sent a line that is not JSON" in err
+            assert b"line_server wrote a line that is not JSON" in err
+
+    run(scenario())
+
+
+def test_crash_answers_every_request_in_flight_and_exits_with_its_status() -> None:
+    async def scenario() -> None:
+        async with RawProxy(LINE_SERVER) as proxy:
+            await proxy.send(req("a", "hold"))
+            await proxy.send(req(7, "hold"))
+            await proxy.send(
+                {"jsonrpc": "2.0", "id": 8, "method": "crash", "params": {"status": 9}}
+            )
+            errors = [await proxy.recv() for _ in range(3)]
+            assert [e["id"] for e in errors] == ["a", 7, 8]
+            for error in errors:
+                assert error["error"]["code"] == UPSTREAM_EXITED
+                assert not -32768 <= error["error"]["code"] <= -32000
+                assert error["error"]["message"] == (
+                    "MCP server 'line_server' exited with status 9 before answering"
+                )
+            status, rest, _ = await proxy.wait()
+            assert status == 9
+            assert rest == b""
+
+    run(scenario())
+
+
+def test_client_eof_stops_a_server_that_ignores_eof_and_sigterm() -> None:
+    async def scenario() -> None:
+        async with RawProxy([*LINE_SERVER, "--ignore-term"]) as proxy:
+            await proxy.send(req(1, "echo", {}))
+            await proxy.recv()
+            started = time.monotonic()
+            status, _, err = await proxy.finish()
+            elapsed = time.monotonic() - started
+            # stdin EOF (2 s), then SIGTERM (ignored, 2 s), then SIGKILL.
+            assert 3.5 < elapsed < 15, elapsed
+            assert status == 128 + 9
+            assert b"ignored SIGTERM" in err
+
+    run(scenario())
+
+
+def test_env_option_and_inherited_environment_reach_the_server() -> None:
+    async def scenario() -> None:
+        options = ("--env", "GCXWIRE_TEST_A=from-option")
+        async with RawProxy(LINE_SERVER, *options, env={"GCXWIRE_TEST_B": "inherited"}) as proxy:
+            for rid, name in enumerate(["GCXWIRE_TEST_A", "GCXWIRE_TEST_B"]):
+                params = {"name": name}
+                await proxy.send(req(rid, "env", params))
+            values = [(await proxy.recv())["result"]["value"] for _ in range(2)]
+            assert values == ["from-option", "inherited"]
+            _, _, err = await proxy.finish()
+            assert b"line_server: ready" in err  # the server's stderr is forwarded
+
+    run(scenario())
+
+
+def test_a_tool_result_that_is_not_tabular_passes_unchanged() -> None:
+    async def scenario() -> None:
+        async with RawProxy(LINE_SERVER) as proxy:
+            for rid, text in enumerate(['{"ok": true}', "plain words", "[1, 2, 3]"]):
+                params = {"name": "t", "arguments": {"text": text}}
+                await proxy.send(
+                    {"jsonrpc": "2.0", "id": rid, "method": "tools/call", "params": params}
+                )
+                answer = await proxy.recv_line()
+                expected = {
+                    "jsonrpc": "2.0",
+                    "id": rid,
+                    "result": {"content": [{"type": "text", "text": text}]},
+                }
+                assert answer == orjson.dumps(expected, option=orjson.OPT_NON_STR_KEYS)
+
+    run(scenario())
+
+
+def test_a_tabular_tool_result_is_rewritten_and_reads_back() -> None:
+    rows = [{"id": i, "name": f"n{i}", "ok": i % 2 == 0} for i in range(20)]
+    text = orjson.dumps(rows, option=orjson.OPT_INDENT_2).decode()
+
+    async def scenario() -> None:
+        async with RawProxy(LINE_SERVER) as proxy:
+            params = {"name": "t", "arguments": {"text": text}}
+            await proxy.send(
+                {"jsonrpc": "2.0", "id": "x", "method": "tools/call", "params": params}
+            )
+            answer = await proxy.recv()
+            assert answer["id"] == "x"
+            blocks = answer["result"]["content"]
+            assert len(blocks) == 2  # the hint, then the encoding
+            assert select.decode(blocks[1]["text"]) == rows
+            assert len(blocks[1]["text"]) < len(text)
+
+    run(scenario())
+
+
+def test_a_64_mb_line_goes_through_both_ways() -> None:
+    size = 64 * 1024 * 1024
+    text = "é" * (size // 2)  # two UTF-8 bytes each, so chunks split characters
+
+    async def scenario() -> float:
+        async with RawProxy(LINE_SERVER) as proxy:
+            started = time.monotonic()
+            await proxy.send(call(1, text))
+            answer = await proxy.recv(timeout=120)
+            elapsed = time.monotonic() - started
+            assert answer["result"]["content"] == [{"type": "text", "text": text}]
+            return elapsed
+
+    elapsed = asyncio.run(scenario())
+    print(f"64 MiB request and 64 MiB answer through the proxy: {elapsed:.2f} s")
