@@ -78,12 +78,15 @@ class ProxyStats:
             )
         for name, s in sorted(self.tools.items()):
             schema = f", {s.schema_id} ({s.schema_status})" if s.schema_id else ""
+            tokens = ""
+            if s.tokens_before:
+                tokens = f", {s.tokens_before} -> {s.tokens_after} tokens" + _saving(
+                    s.tokens_before, s.tokens_after
+                )
             lines.append(
                 f"  {name}: {s.calls} calls, {s.rewritten} rewritten"
                 f"{f' as {s.format}' if s.format else ''}{schema}; "
-                f"{s.bytes_before} -> {s.bytes_after} bytes, "
-                f"{s.tokens_before} -> {s.tokens_after} tokens"
-                f"{_saving(s.tokens_before, s.tokens_after)}"
+                f"{s.bytes_before} -> {s.bytes_after} bytes{tokens}"
             )
         if len(lines) == 1:
             lines.append("  no tools/list or tools/call answers seen")
