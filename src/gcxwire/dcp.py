@@ -311,8 +311,9 @@ def _encode(
             sub = schema.nest.get(schema.fields[i])
             if sub is not None and isinstance(value, list):
                 if all(isinstance(item, dict) for item in value):
-                    value = _sub_block(value, sub, style)
-                elif value and isinstance(value[0], str) and value[0] in _MARKERS:
+                    cells.append(_sub_block(value, sub, style))
+                    continue
+                if value and isinstance(value[0], str) and value[0] in _MARKERS:
                     raise EncodeValueError(
                         f"an array starting with {value[0]!r} would read back as sub-rows",
                         f"{prefix}[{r}].{schema.fields[i]}",
@@ -667,8 +668,8 @@ def _tree_paths(names: list[str]) -> list[tuple[str, ...]] | None:
     """Dotted names as paths, when they form a tree (no name is both a leaf and a parent)."""
     if not any("." in name for name in names):
         return None
-    paths = [tuple(name.split(".")) for name in names]
-    if any("" in path for path in paths):
+    paths = [tuple(name.split(".")) if "." in name else (name,) for name in names]
+    if any("" in path for path in paths if len(path) > 1):
         return None
     leaves = set(paths)
     for path in paths:

@@ -502,7 +502,7 @@ def _object_paths_to_keep(
     """Object paths that cannot be flattened without loss (for ``naming="path"``).
 
     A path is flattened only if, in every record that has it, the value is a non-empty object
-    whose keys hold no ``.``; otherwise it stays one opaque JSON leaf.
+    whose keys are non-empty and hold no ``.``; otherwise it stays one opaque JSON leaf.
     """
     unsafe: set[Path] = set()
     seen_object: set[Path] = set()
@@ -514,7 +514,7 @@ def _object_paths_to_keep(
                 continue
             if isinstance(value, dict):
                 seen_object.add(path)
-                if not value or any("." in k for k in value):
+                if not value or any("." in k or not k for k in value):
                     unsafe.add(path)
                 walk(value, path)
             else:
@@ -548,10 +548,11 @@ def infer_schema(
     dcp-wrap 0.3.1. Unlike dcp-wrap, a path first seen in a later record is back-filled as
     absent in the earlier ones, so its presence and nullability are right.
 
-    Extra options: ``order="source"`` keeps first-seen order instead of dcp-wrap's category
-    order; ``naming="path"`` names each field by its dot path (so a header rebuilds the nesting)
-    and never flattens an object that could not be rebuilt; ``nest=False`` makes no ``$R``
-    sub-schemas; ``types="v0.3"`` splits ``int`` from ``number`` as dcp-wrap HEAD does.
+    Extra options: ``order="source"`` keeps first-seen order (grouped by parent object) instead
+    of dcp-wrap's category order; ``naming="path"`` names each field by its dot path (so a
+    header rebuilds the nesting) and never flattens an object that could not be rebuilt;
+    ``nest=False`` makes no ``$R`` sub-schemas; ``types="v0.3"`` splits ``int`` from
+    ``number`` as dcp-wrap HEAD does.
     A wrapper object (``{"total_count":..,"items":[...]}``) is unwrapped first.
     Raises ``EncodeTypeError`` (with the record's JSONPath) for a record that is not an object.
     """
@@ -605,7 +606,7 @@ def infer_schema(
             ),
         )
     else:
-        ranked = list(kept)
+        ranked = _tree_order(kept)
     if max_fields is not None:
         ranked = ranked[:max_fields]
 
@@ -637,6 +638,33 @@ def infer_schema(
         nest=nest_subs,
         description=description,
     )
+
+
+def _tree_order(columns: list[_Column]) -> list[_Column]:
+    """First-seen order, grouped by parent object (a depth-first walk of the key tree).
+
+    For flat records this is plain first-seen order; for nested ones it is the order a record
+    rebuilt from the header lists its keys in, so re-encoding a decoded batch gives the same
+    header.
+    """
+    by_path = {column.path: column for column in columns}
+    children: dict[Path, list[str]] = {}
+    for path in by_path:
+        for depth in range(len(path)):
+            siblings = children.setdefault(path[:depth], [])
+            if path[depth] not in siblings:
+                siblings.append(path[depth])
+    ordered: list[_Column] = []
+
+    def walk(prefix: Path) -> None:
+        for segment in children.get(prefix, []):
+            path = prefix + (segment,)
+            if path in by_path:
+                ordered.append(by_path[path])
+            walk(path)
+
+    walk(())
+    return ordered
 
 
 def _is_nestable(values: list[Any]) -> bool:
