@@ -73,6 +73,16 @@ def json_values(max_leaves: int = 25) -> st.SearchStrategy[Any]:
     )
 
 
+# Columns that lean on the per-section styles: integral floats, and many nulls.
+COLUMN = {
+    "score": st.one_of(
+        st.sampled_from([1.0, 2.0, -0.0, 0.5, 1e15, 1e16, -3.0, None]),
+        st.floats(allow_nan=False, allow_infinity=False),
+    ),
+    "tags": st.one_of(st.none(), st.none(), TEXT),
+}
+
+
 @st.composite
 def tables(draw: st.DrawFn) -> list[dict[str, Any]]:
     """Lists of objects over a few columns, with sparse keys and shuffled key orders."""
@@ -89,7 +99,7 @@ def tables(draw: st.DrawFn) -> list[dict[str, Any]]:
         present = [c for c in columns if draw(st.integers(0, 9)) > 0]
         if draw(st.booleans()) and len(present) > 1:
             present = draw(st.permutations(present))
-        rows.append({c: draw(json_values(4)) for c in present})
+        rows.append({c: draw(COLUMN.get(c, json_values(4))) for c in present})
     return rows
 
 

@@ -68,7 +68,23 @@ def test_examples_round_trip(value: Any) -> None:
 
 def test_table_shape() -> None:
     text = gcx.encode([{"id": 1, "ok": True, "why": None}, {"id": 2, "ok": False}], tool="search")
-    assert text == "GCX1 tool=search fields=id,ok,why\n1\ttrue\t\n2\tfalse\t\\\n"
+    assert text == "GCX1 tool=search fields=id,ok,why\n1\ttrue\tnull\n2\tfalse\t\n"
+
+
+def test_null_heavy_section_flips_empty_to_null() -> None:
+    rows = [{"a": i, "b": None, "c": None} for i in range(3)] + [{"a": 9}]
+    text = gcx.encode(rows, tool="t")
+    assert text.splitlines()[0] == "GCX1 tool=t fields=a,b,c empty=null"
+    assert text.splitlines()[1:] == ["0\t\t", "1\t\t", "2\t\t", "9\t\\\t\\"]
+    assert gcx.decode(text) == rows
+
+
+def test_float_column_drops_point_zero() -> None:
+    rows = [{"id": i, "score": s} for i, s in enumerate([1.0, 0.5, 2.0, -0.0, 3.0])]
+    text = gcx.encode(rows, tool="t")
+    assert text == "GCX1 tool=t fields=id,score float=score\n0\t1\n1\t0.5\n2\t2\n3\t-0\n4\t3\n"
+    back = gcx.decode(text)
+    assert all(type(r["score"]) is float for r in back) and same(back, rows)
 
 
 def test_wrapper_shape_keeps_scalars_in_header() -> None:

@@ -62,6 +62,7 @@ def test_stub_lists_every_name() -> None:
         assert f"def {name}(" in stub
 
 
+NONE: frozenset[str] = frozenset()
 BAD_CALLS = [
     ("format_cell", (float("nan"),)),
     ("format_cell", (float("inf"),)),
@@ -70,12 +71,13 @@ BAD_CALLS = [
     ("format_cell", ({1: "x"},)),
     ("parse_cell", ("[1,",)),
     ("parse_cell", ('{"a":}',)),
-    ("encode_row", ({"a": float("nan")}, ["a"])),
-    ("encode_row", ({"a": [1, {2: 3}]}, ["a"])),
-    ("encode_row", ({}, [])),
-    ("decode_row", ("a\tb\tc", ["x", "y"], True)),
-    ("decode_row", ("1\t[oops", ["x", "y"], True)),
-    ("decode_row", ("1\t2\t3", ["x"], False)),
+    ("encode_row", ({"a": float("nan")}, ["a"], False, NONE)),
+    ("encode_row", ({"a": [1, {2: 3}]}, ["a"], True, NONE)),
+    ("encode_row", ({}, [], False, NONE)),
+    ("encode_row", ({"a": float("inf")}, ["a"], False, frozenset(["a"]))),
+    ("decode_row", ("a\tb\tc", ["x", "y"], True, False, NONE)),
+    ("decode_row", ("1\t[oops", ["x", "y"], True, True, NONE)),
+    ("decode_row", ("1\t2\t3", ["x"], False, False, NONE)),
 ]
 
 
@@ -119,11 +121,29 @@ def test_format_cell_agrees(value: Any) -> None:
     assert _speedups.format_cell(value) == _speedups_py.format_cell(value)
 
 
+FLAGS = st.tuples(st.booleans(), st.booleans(), st.frozensets(st.sampled_from(["f0", "f1", "f9"])))
+
+
 @need_ext
-@given(st.lists(TEXT, min_size=1, max_size=6), st.integers(1, 7), st.booleans())
-def test_decode_row_agrees(cells: list[str], nfields: int, typed: bool) -> None:
+@given(st.lists(TEXT, min_size=1, max_size=6), st.integers(1, 7), FLAGS)
+def test_decode_row_agrees(cells: list[str], nfields: int, flags: Any) -> None:
     line = "\t".join(cells)
     fields = [f"f{i}" for i in range(nfields)]
-    assert outcome(_speedups.decode_row, line, fields, typed) == outcome(
-        _speedups_py.decode_row, line, fields, typed
+    assert outcome(_speedups.decode_row, line, fields, *flags) == outcome(
+        _speedups_py.decode_row, line, fields, *flags
+    )
+
+
+@need_ext
+@given(
+    st.dictionaries(st.sampled_from(["f0", "f1", "f2"]), json_values(4)),
+    st.booleans(),
+    st.frozensets(st.sampled_from(["f0", "f1"])),
+    st.sampled_from([1.0, -0.0, 3.5, 1e15, 1e300, 12.0]),
+)
+def test_encode_row_agrees(row: dict[str, Any], empty_null: bool, floats: Any, f: float) -> None:
+    row.setdefault("f1", f)
+    fields = ["f0", "f1", "f2"]
+    assert outcome(_speedups.encode_row, row, fields, empty_null, floats) == outcome(
+        _speedups_py.encode_row, row, fields, empty_null, floats
     )

@@ -121,7 +121,7 @@ def format_cell(value, /):
     if isinstance(value, str):
         return _format_str(value)
     if value is None:
-        return u""
+        return u"null"
     if value is True:
         return u"true"
     if value is False:
@@ -140,6 +140,7 @@ def format_cell(value, /):
 def parse_cell(str raw, /):
     """Read one raw (still escaped) cell as a typed value; ABSENT for a lone backslash.
 
+    An empty cell reads as null (rows decide for themselves what empty means).
     Raises DecodeError whose ``pos`` is relative to the cell.
     """
     cdef Py_ssize_t n = len(raw)
@@ -174,48 +175,70 @@ def parse_cell(str raw, /):
     return raw
 
 
-def encode_row(dict row, fields, /):
-    """One typed row line (no LF): a cell per field, ``\\`` where the row lacks the key.
+cdef str _compact_float(double f):
+    # In a float column an integral float drops its ".0": "1.0" is 3 tokens, "1" is one.
+    if -1e15 < f < 1e15 and f == <double>(<long long>f):
+        if f == 0 and math.copysign(1.0, f) < 0:
+            return u"-0"
+        return str(<long long>f)
+    return repr(f)
 
-    Guards what a reference decoder would misread: a first cell starting with
-    ``#`` or ``GCX1`` is escaped, a one-field null is written ``null`` (a blank
-    line would be skipped), and a last cell ending in CR is written as a JSON
-    string (Go's line reader strips a CR before LF).
+
+def encode_row(dict row, fields, bint empty_null, frozenset floats, /):
+    """One typed row line (no LF), a cell per field.
+
+    An absent key is the empty cell, or ``\\`` when ``empty_null`` (then null is
+    the empty cell instead of ``null``). In ``floats`` columns integral floats
+    are written without ``.0``. Guards what a reference decoder would misread:
+    a first cell starting with ``#`` or ``GCX1`` is escaped, an empty one-field
+    row is written ``\\`` or ``null`` (a blank line would be skipped), and a
+    last cell ending in CR is written as a JSON string (Go's line reader strips
+    a CR before LF).
     """
     cdef list cells = []
     cdef str first
     cdef Py_ssize_t last = len(fields) - 1
+    cdef str absent = u"\\" if empty_null else u""
+    cdef str null = u"" if empty_null else u"null"
+    cdef bint any_floats = bool(floats)
     if last < 0:
         raise ValueError("A row needs at least one field")
     for field in fields:
         value = row.get(field, _ABSENT)
         if value is _ABSENT:
-            cells.append(u"\\")
-            continue
-        try:
-            cells.append(format_cell(value))
-        except EncodeError as exc:
-            raise exc.relocated(path_join("$", field)) from None
+            cells.append(absent)
+        elif value is None:
+            cells.append(null)
+        elif any_floats and type(value) is float and field in floats and math.isfinite(value):
+            cells.append(_compact_float(value))
+        else:
+            try:
+                cells.append(format_cell(value))
+            except EncodeError as exc:
+                raise exc.relocated(path_join("$", field)) from None
     first = cells[0]
     if first.startswith(u"#") or first.startswith(u"GCX1"):
         cells[0] = u"\\" + first
-    elif not first and len(cells) == 1:
-        cells[0] = u"null"
+    elif not first and last == 0:
+        cells[0] = u"null" if empty_null else u"\\"
     if (<str>cells[last]).endswith(u"\r"):  # only a string's text can end in a raw CR
         cells[last] = escape(dumps_cell(row[fields[last]]))
     return u"\t".join(cells)
 
 
-def decode_row(str line, fields, bint typed, /):
+def decode_row(str line, fields, bint typed, bint empty_null, frozenset floats, /):
     """Read one row line into a dict keyed by ``fields``.
 
-    Short rows are padded (null, or ``""`` untyped); extra cells, or a bad
-    literal, raise DecodeError whose ``pos`` is relative to the line.
+    Short rows are padded with empty cells. Untyped, every cell is a string (as
+    reference decoders read it). Typed, an empty cell is an absent key (null
+    when ``empty_null``) and numbers in ``floats`` columns are floats. Extra
+    cells, or a bad literal, raise DecodeError whose ``pos`` is relative to the line.
     """
     cdef list cells = line.split(u"\t")
     cdef Py_ssize_t ncells = len(cells), nfields = len(fields), i, start = 0
     cdef dict row = {}
     cdef str raw
+    cdef bint any_floats = bool(floats)
     if ncells > nfields:
         for i in range(nfields):
             start += len(<str>cells[i]) + 1
@@ -230,13 +253,24 @@ def decode_row(str line, fields, bint typed, /):
         return row
     for i in range(ncells):
         raw = <str>cells[i]
-        try:
-            value = parse_cell(raw)
-        except DecodeError as exc:
-            raise DecodeError(exc.msg, pos=start) from None
-        if value is not _ABSENT:
-            row[fields[i]] = value
+        if not raw:
+            if empty_null:
+                row[fields[i]] = None
+        else:
+            try:
+                value = parse_cell(raw)
+            except DecodeError as exc:
+                raise DecodeError(exc.msg, pos=start) from None
+            if value is not _ABSENT:
+                if any_floats and type(value) is int and fields[i] in floats:
+                    # From the text, so "-0" stays negative zero; an int beyond float
+                    # range (only a foreign payload can hold one here) stays an int.
+                    f = float(raw)
+                    if math.isfinite(f):
+                        value = f
+                row[fields[i]] = value
         start += len(raw) + 1
-    for i in range(ncells, nfields):
-        row[fields[i]] = None
+    if empty_null:
+        for i in range(ncells, nfields):
+            row[fields[i]] = None
     return row

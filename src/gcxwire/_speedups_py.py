@@ -4,10 +4,11 @@ Same names, signatures, results and errors as the Cython twin; the parity
 tests keep the two in step. Everything above the row level lives in gcx.py.
 
 Typed cells (docs/wire-format.md, "Typed cells"): the type of a cell is read
-from its raw text before unescaping. Empty is null, a lone backslash is an
-absent key, JSON number grammar is a number, ``true``/``false``/``null`` are
-literals, text starting with ``"``, ``[`` or ``{`` is a JSON literal, anything
-else is a string. A string whose text would read as something else gets one
+from its raw text before unescaping. A lone backslash is an absent key, JSON
+number grammar is a number, ``true``/``false``/``null`` are literals, text
+starting with ``"``, ``[`` or ``{`` is a JSON literal, anything else is a
+string. An empty cell is an absent key, or null in a section whose header says
+``empty=null``. A string whose text would read as something else gets one
 character backslash-escaped (reference decoders drop such a backslash).
 """
 
@@ -87,7 +88,7 @@ def format_cell(value: object, /) -> str:
     if isinstance(value, str):
         return _format_str(value)
     if value is None:
-        return ""
+        return "null"
     if value is True:
         return "true"
     if value is False:
@@ -106,6 +107,7 @@ def format_cell(value: object, /) -> str:
 def parse_cell(raw: str, /) -> Any:
     """Read one raw (still escaped) cell as a typed value; ABSENT for a lone backslash.
 
+    An empty cell reads as null (rows decide for themselves what empty means).
     Raises DecodeError whose ``pos`` is relative to the cell.
     """
     if not raw:
@@ -139,41 +141,63 @@ def parse_cell(raw: str, /) -> Any:
     return raw
 
 
-def encode_row(row: dict[str, Any], fields: Sequence[str], /) -> str:
-    """One typed row line (no LF): a cell per field, ``\\`` where the row lacks the key.
+def _compact_float(f: float) -> str:
+    # In a float column an integral float drops its ".0": "1.0" is 3 tokens, "1" is one.
+    if f.is_integer() and -1e15 < f < 1e15:
+        return "-0" if f == 0 and math.copysign(1.0, f) < 0 else str(int(f))
+    return format_cell(f)
 
-    Guards what a reference decoder would misread: a first cell starting with
-    ``#`` or ``GCX1`` is escaped, a one-field null is written ``null`` (a blank
-    line would be skipped), and a last cell ending in CR is written as a JSON
-    string (Go's line reader strips a CR before LF).
+
+def encode_row(
+    row: dict[str, Any], fields: Sequence[str], empty_null: bool, floats: frozenset[str], /
+) -> str:
+    """One typed row line (no LF), a cell per field.
+
+    An absent key is the empty cell, or ``\\`` when ``empty_null`` (then null is
+    the empty cell instead of ``null``). In ``floats`` columns integral floats
+    are written without ``.0``. Guards what a reference decoder would misread:
+    a first cell starting with ``#`` or ``GCX1`` is escaped, an empty one-field
+    row is written ``\\`` or ``null`` (a blank line would be skipped), and a
+    last cell ending in CR is written as a JSON string (Go's line reader strips
+    a CR before LF).
     """
     if not fields:
         raise ValueError("A row needs at least one field")
+    absent = "\\" if empty_null else ""
+    null = "" if empty_null else "null"
     cells: list[str] = []
     for field in fields:
         value = row.get(field, ABSENT)
         if value is ABSENT:
-            cells.append("\\")
-            continue
-        try:
-            cells.append(format_cell(value))
-        except EncodeError as exc:
-            raise exc.relocated(path_join("$", field)) from None
+            cells.append(absent)
+        elif value is None:
+            cells.append(null)
+        elif floats and type(value) is float and field in floats and math.isfinite(value):
+            cells.append(_compact_float(value))
+        else:
+            try:
+                cells.append(format_cell(value))
+            except EncodeError as exc:
+                raise exc.relocated(path_join("$", field)) from None
     first = cells[0]
     if first.startswith("#") or first.startswith("GCX1"):
         cells[0] = "\\" + first
     elif not first and len(cells) == 1:
-        cells[0] = "null"
+        cells[0] = "null" if empty_null else "\\"
     if cells[-1].endswith("\r"):  # only a string's text can end in a raw CR
         cells[-1] = escape(dumps_cell(row[fields[-1]]))
     return "\t".join(cells)
 
 
-def decode_row(line: str, fields: Sequence[str], typed: bool, /) -> dict[str, Any]:
+def decode_row(
+    line: str, fields: Sequence[str], typed: bool, empty_null: bool, floats: frozenset[str], /
+) -> dict[str, Any]:
     """Read one row line into a dict keyed by ``fields``.
 
-    Short rows are padded (null, or ``""`` untyped); extra cells, or a bad
-    literal, raise DecodeError whose ``pos`` is relative to the line.
+    Short rows are padded with empty cells. Untyped, every cell is a string (as
+    reference decoders read it). Typed, an empty cell is an absent key (null
+    when ``empty_null``) and numbers in ``floats`` columns are floats. Extra
+    cells, or a bad literal, raise DecodeError whose ``pos`` is relative to the line.
     """
     cells = line.split("\t")
     if len(cells) > len(fields):
@@ -183,20 +207,34 @@ def decode_row(line: str, fields: Sequence[str], typed: bool, /) -> dict[str, An
         )
     row: dict[str, Any] = {}
     if not typed:
-        for field, raw in zip(fields, cells, strict=False):
+        for field, raw in zip(fields, cells):
             row[field] = unescape(raw)
         for field in fields[len(cells) :]:
             row[field] = ""
         return row
     start = 0
-    for field, raw in zip(fields, cells, strict=False):
-        try:
-            value = parse_cell(raw)
-        except DecodeError as exc:
-            raise DecodeError(exc.msg, pos=start) from None
-        if value is not ABSENT:
-            row[field] = value
+    for field, raw in zip(fields, cells):
+        if not raw:
+            if empty_null:
+                row[field] = None
+        else:
+            try:
+                value = parse_cell(raw)
+            except DecodeError as exc:
+                raise DecodeError(exc.msg, pos=start) from None
+            if value is not ABSENT:
+                if floats and type(value) is int and field in floats:
+                    value = _as_float(raw, value)
+                row[field] = value
         start += len(raw) + 1
-    for field in fields[len(cells) :]:
-        row[field] = None
+    if empty_null:
+        for field in fields[len(cells) :]:
+            row[field] = None
     return row
+
+
+def _as_float(text: str, n: int) -> float | int:
+    # From the text, so "-0" stays negative zero; an int beyond float range
+    # (only a foreign payload can hold one here) stays an int.
+    f = float(text)
+    return f if math.isfinite(f) else n

@@ -47,8 +47,12 @@ Profile = Literal["typed", "reference"]
 _SPACE: Final = re.compile(r"\s")
 _VALUE: Final = ("value",)
 # Reserved meta keys of the typed profile; a member with such a name is written `\of`.
-_OF: Final = "of"
-_IS: Final = "is"
+_OF: Final = "of"  # of=NAME: this section's rows are member NAME of the top-level object
+_IS: Final = "is"  # is=object|list|value: what the section's rows stand for
+_EMPTY: Final = "empty"  # empty=null: an empty cell is null here, and `\` is absent
+_FLOAT: Final = "float"  # float=a,b: numbers in these columns are floats ("1" for 1.0)
+_CONTROL: Final = (_OF, _IS, _EMPTY, _FLOAT)
+_NO_FLOATS: Final[frozenset[str]] = frozenset()
 # Members with these names cannot be meta: reference decoders read them as header keys.
 _HEADER_KEYS: Final = ("tool", "fields")
 
@@ -62,6 +66,10 @@ class Header:
     meta: dict[str, str] = field(default_factory=dict)
     #: The meta pairs as written (raw, still escaped), in order; typed decoding reads these.
     raw_meta: tuple[tuple[str, str], ...] = ()
+    #: Typed reading of rows: does an empty cell mean null (``empty=null``) rather than absent?
+    empty_null: bool = False
+    #: Typed reading of rows: columns whose numbers are floats (``float=...``).
+    floats: frozenset[str] = frozenset()
 
 
 @dataclass
@@ -111,10 +119,10 @@ def _meta_pair(key: str, value: Any, path: str) -> tuple[str, str] | None:
     key_text = escape(key)
     if _SPACE.search(key_text):
         return None
-    if key_text in (_OF, _IS):
+    if key_text in _CONTROL:
         key_text = "\\" + key_text
     try:
-        value_text = _one_cell(value)
+        value_text = "" if value is None else _one_cell(value)
     except EncodeError as exc:
         raise exc.relocated(path) from None
     if _SPACE.search(value_text):
@@ -125,7 +133,7 @@ def _meta_pair(key: str, value: Any, path: str) -> tuple[str, str] | None:
 def _one_cell(value: Any) -> str:
     # A single value as a one-cell row (the row guards apply); paths start at `$`.
     try:
-        return encode_row({"value": value}, _VALUE)
+        return encode_row({"value": value}, _VALUE, False, _NO_FLOATS)
     except EncodeError as exc:
         raise type(exc)(exc.reason, "$" + exc.path[len("$.value") :]) from None
 
@@ -190,12 +198,52 @@ def _merge_orders(shapes: list[tuple[str, ...]], first: dict[str, int]) -> list[
     return order if len(order) == len(first) else None
 
 
+def _style(rows: Sequence[dict[str, Any]], fields: Sequence[str]) -> tuple[bool, frozenset[str]]:
+    """Pick the cheaper reading of a section's rows.
+
+    Absent keys cost nothing as empty cells, nulls a ``null`` each; a section
+    with clearly more nulls says ``empty=null`` and writes absent keys ``\\``.
+    A column whose numbers are all floats, several of them integral, says
+    ``float=`` and drops their ``.0`` (two tokens a cell).
+    """
+    nulls = absent = 0
+    integral: dict[str, int] = {}
+    has_int: set[str] = set()
+    width = len(fields)
+    for row in rows:
+        absent += width - len(row)
+        for key, value in row.items():
+            if value is None:
+                nulls += 1
+            elif type(value) is float:
+                if value.is_integer() and -1e15 < value < 1e15:
+                    integral[key] = integral.get(key, 0) + 1
+            elif type(value) is int:
+                has_int.add(key)
+    floats = frozenset(k for k, n in integral.items() if n >= 3 and k not in has_int)
+    return nulls > absent + 3, floats
+
+
+def _style_pairs(
+    fields: Sequence[str], empty_null: bool, floats: frozenset[str]
+) -> list[tuple[str, str]]:
+    pairs = [(_EMPTY, "null")] if empty_null else []
+    if floats:
+        pairs.append((_FLOAT, ",".join(escape(escape(f)) for f in fields if f in floats)))
+    return pairs
+
+
 def _write_rows(
-    out: list[str], rows: Sequence[dict[str, Any]], fields: Sequence[str], path: str
+    out: list[str],
+    rows: Sequence[dict[str, Any]],
+    fields: Sequence[str],
+    path: str,
+    style: tuple[bool, frozenset[str]],
 ) -> None:
+    empty_null, floats = style
     for i, row in enumerate(rows):
         try:
-            out.append(encode_row(row, fields))
+            out.append(encode_row(row, fields, empty_null, floats))
         except EncodeError as exc:
             raise exc.relocated(path_join(path, i)) from None
         out.append("\n")
@@ -240,9 +288,11 @@ def _write_object(out: list[str], tool_text: str, obj: dict[str, Any]) -> None:
     if not any(isinstance(s, tuple) for s in segments):
         keys = list(obj)
         if keys and all(_field_text(k) is not None for k in keys):
-            out.append(_header_line(tool_text, keys, [(_IS, "object")]))
-            out.append(encode_row(obj, keys))
-            out.append("\n")
+            style = _style([obj], keys)
+            out.append(
+                _header_line(tool_text, keys, [*_style_pairs(keys, *style), (_IS, "object")])
+            )
+            out.append(encode_row(obj, keys, *style) + "\n")  # its paths are `$.key` already
         else:
             _write_value(out, tool_text, obj)
         return
@@ -255,10 +305,11 @@ def _write_object(out: list[str], tool_text: str, obj: dict[str, Any]) -> None:
     for seg in segments:
         if isinstance(seg, tuple):
             key, fields = seg
-            pairs = [*waiting, (_OF, escape(key))]
+            style = _style(obj[key], fields)
+            pairs = [*_style_pairs(fields, *style), *waiting, (_OF, escape(key))]
             waiting = []
             body: list[str] = []
-            _write_rows(body, obj[key], fields, path_join("$", key))
+            _write_rows(body, obj[key], fields, path_join("$", key), style)
             sections.append((fields, pairs, body))
             last_table = pairs
             continue
@@ -273,7 +324,9 @@ def _write_object(out: list[str], tool_text: str, obj: dict[str, Any]) -> None:
             _write_value(out, tool_text, obj)
             return
         record = dict(seg)
-        sections.append((keys, [(_IS, "object")], [encode_row(record, keys), "\n"]))
+        style = _style([record], keys)
+        line = encode_row(record, keys, *style) + "\n"
+        sections.append((keys, [*_style_pairs(keys, *style), (_IS, "object")], [line]))
         last_table = None
     for fields, pairs, body in sections:
         out.append(_header_line(tool_text, fields, pairs))
@@ -290,8 +343,9 @@ def _encode_typed(value: Any, tool: str) -> str:
         if fields is None:
             _write_value(out, tool_text, value)
         else:
-            out.append(_header_line(tool_text, fields, ()))
-            _write_rows(out, value, fields, "$")
+            style = _style(value, fields)
+            out.append(_header_line(tool_text, fields, _style_pairs(fields, *style)))
+            _write_rows(out, value, fields, "$", style)
     else:
         _write_value(out, tool_text, value)
     return "".join(out)
@@ -358,7 +412,10 @@ def _parse_header(line: str, doc: str, pos: int) -> Header:
         raise DecodeError.at("Header has no `tool=`", doc, pos)
     if fields is None:
         raise DecodeError.at("Header has no `fields=`", doc, pos)
-    return Header(tool, tuple(fields), meta, tuple(raw))
+    controls = dict(p for p in raw if p[0] in (_EMPTY, _FLOAT))
+    empty_null = unescape(controls.get(_EMPTY, "")) == "null"
+    floats = frozenset(unescape(f) for f in unescape(controls.get(_FLOAT, "")).split(",") if f)
+    return Header(tool, tuple(fields), meta, tuple(raw), empty_null, floats)
 
 
 def _not_a_header(line: str, doc: str, pos: int) -> DecodeError:
@@ -393,7 +450,8 @@ class _Lines:
             self.comments.append(text[1:])
             return None
         try:
-            return decode_row(text, self.header.fields, self.typed)
+            header = self.header
+            return decode_row(text, header.fields, self.typed, header.empty_null, header.floats)
         except DecodeError as exc:
             raise DecodeError.at(exc.msg, self.doc, pos + exc.pos) from None
 
@@ -438,7 +496,7 @@ def _typed_meta(header: Header, doc: str) -> Iterator[tuple[str | None, Any]]:
         if key_raw == _OF:
             yield None, None
             continue
-        if key_raw == _IS:
+        if key_raw in _CONTROL:
             continue
         try:
             value = parse_cell(value_raw)
@@ -457,7 +515,7 @@ def _marker(header: Header) -> tuple[str, str] | None:
 def _build(doc: str, sections: list[tuple[Header, list[dict[str, Any]], list[str]]]) -> Any:
     markers = [_marker(h) for h, _, _ in sections]
     if all(m is None for m in markers):
-        if len(sections) == 1 and not sections[0][0].raw_meta:
+        if len(sections) == 1 and all(k in _CONTROL for k, _ in sections[0][0].raw_meta):
             return sections[0][1]
         # A payload from another writer: meta members, then each section's rows by tool.
         foreign: dict[str, Any] = {}
@@ -561,7 +619,7 @@ class Encoder:
             raise EncodeValueError(
                 f"Key {extra[0]!r} is not a field of the header", path_join("$", extra[0])
             )
-        return encode_row(record, self._fields) + "\n"
+        return encode_row(record, self._fields, False, _NO_FLOATS) + "\n"
 
 
 class Decoder:
