@@ -13,9 +13,10 @@ from gcxwire import select
 from gcxwire.proxy.cli import build_interceptor
 from gcxwire.proxy.interceptor import HINTS, ResponseInterceptor
 from gcxwire.proxy.jsonrpc import PendingRequest
+from gcxwire.proxy.link import UpstreamLink
 from gcxwire.proxy.options import parse_options
-from gcxwire.proxy.relay import Relay
 from gcxwire.proxy.stats import ProxyStats
+from gcxwire.proxy.upstream import Upstream
 
 
 def interceptor(*options: str) -> ResponseInterceptor:
@@ -255,8 +256,8 @@ class Exploding:
 
 
 def test_a_rewriter_exception_forwards_the_original_line() -> None:
-    relay = Relay(None, None, None, Exploding())  # type: ignore[arg-type]
-    relay._pending.add(PendingRequest(3, "tools/call", {"name": "t"}))
+    link = UpstreamLink(Upstream(["unused"], name="s"), Exploding(), deliver=None)  # type: ignore[arg-type]
+    link.pending.add(PendingRequest(3, "tools/call", {"name": "t"}))
     line = b'{"jsonrpc":"2.0","id":3,"result":{"content":[]}}'
-    assert relay._answer(line) == line
-    assert len(relay._pending) == 0
+    assert link.answer(line) == line
+    assert len(link.pending) == 0

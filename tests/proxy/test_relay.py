@@ -220,3 +220,27 @@ def test_a_64_mb_line_goes_through_both_ways() -> None:
 
     elapsed = asyncio.run(scenario())
     print(f"64 MiB request and 64 MiB answer through the proxy: {elapsed:.2f} s")
+
+
+def test_a_batch_gets_an_error_per_request_instead_of_silence() -> None:
+    async def scenario() -> None:
+        async with RawProxy(LINE_SERVER) as proxy:
+            batch = [req(1, "echo", {}), {"jsonrpc": "2.0", "method": "n"}, req("b", "echo", {})]
+            await proxy.send(batch)
+            answers = await proxy.recv()
+            assert [a["id"] for a in answers] == [1, "b"]
+            assert {a["error"]["code"] for a in answers} == {-32600}
+            await proxy.send(req(2, "echo", {"still": "alive"}))
+            assert (await proxy.recv())["result"] == {"still": "alive"}
+
+    run(scenario())
+
+
+def test_a_missing_server_command_fails_with_status_1() -> None:
+    async def scenario() -> None:
+        async with RawProxy(["/nonexistent/mcp-server"]) as proxy:
+            status, out, err = await proxy.wait()
+            assert status == 1 and out == b""
+            assert b"cannot run '/nonexistent/mcp-server'" in err
+
+    run(scenario())

@@ -14,6 +14,7 @@ from typing import Any
 import orjson
 
 __all__ = [
+    "INVALID_REQUEST",
     "UPSTREAM_EXITED",
     "PendingRequest",
     "PendingTable",
@@ -26,6 +27,8 @@ __all__ = [
 # Our own error code for "the server exited before answering". The spec keeps
 # -32768..-32000 for JSON-RPC and implementations, so it lies just outside.
 UPSTREAM_EXITED = -31000
+# JSON-RPC's own code for a message that is not a valid request.
+INVALID_REQUEST = -32600
 
 JsonObject = dict[str, Any]
 
