@@ -68,28 +68,36 @@ def test_examples_round_trip(value: Any) -> None:
 
 def test_table_shape() -> None:
     text = gcx.encode([{"id": 1, "ok": True, "why": None}, {"id": 2, "ok": False}], tool="search")
-    assert text == "GCX1 tool=search fields=id,ok,why\n1\ttrue\tnull\n2\tfalse\t\n"
+    assert text == "GCX1 tool=search fields=id,ok,why\n1\ttrue\tnull\n2\tfalse"
 
 
 def test_null_heavy_section_flips_empty_to_null() -> None:
     rows = [{"a": i, "b": None, "c": None} for i in range(3)] + [{"a": 9}]
     text = gcx.encode(rows, tool="t")
     assert text.splitlines()[0] == "GCX1 tool=t fields=a,b,c empty=null"
-    assert text.splitlines()[1:] == ["0\t\t", "1\t\t", "2\t\t", "9\t\\\t\\"]
+    assert text.splitlines()[1:] == ["0", "1", "2", "9\t\\\t\\"]
     assert gcx.decode(text) == rows
 
 
 def test_float_column_drops_point_zero() -> None:
     rows = [{"id": i, "score": s} for i, s in enumerate([1.0, 0.5, 2.0, -0.0, 3.0])]
     text = gcx.encode(rows, tool="t")
-    assert text == "GCX1 tool=t fields=id,score float=score\n0\t1\n1\t0.5\n2\t2\n3\t-0\n4\t3\n"
+    assert text == "GCX1 tool=t fields=id,score float=score\n0\t1\n1\t0.5\n2\t2\n3\t-0\n4\t3"
     back = gcx.decode(text)
     assert all(type(r["score"]) is float for r in back) and same(back, rows)
 
 
 def test_wrapper_shape_keeps_scalars_in_header() -> None:
     text = gcx.encode({"total": 2, "items": [{"id": 1}, {"id": 2}], "truncated": False}, tool="s")
-    assert text == "GCX1 tool=s fields=id total=2 of=items truncated=false\n1\n2\n"
+    assert text == "GCX1 tool=s fields=id total=2 of=items truncated=false\n1\n2"
+
+
+def test_trailing_empty_cells_are_left_out() -> None:
+    rows = [{"a": 1, "b": 2, "c": 3}, {"a": 4}, {"c": 5}, {}]
+    text = gcx.encode(rows, tool="t")
+    assert text.splitlines()[1:] == ["1\t2\t3", "4", "\t\t5", "\\"]
+    assert gcx.decode(text) == rows
+    assert reference_model.decode(text)["sections"][0]["rows"][1] == {"a": "4", "b": "", "c": ""}
 
 
 def test_string_that_looks_like_a_number_is_escaped() -> None:

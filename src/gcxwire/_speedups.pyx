@@ -188,8 +188,9 @@ def encode_row(dict row, fields, bint empty_null, frozenset floats, /):
     """One typed row line (no LF), a cell per field.
 
     An absent key is the empty cell, or ``\\`` when ``empty_null`` (then null is
-    the empty cell instead of ``null``). In ``floats`` columns integral floats
-    are written without ``.0``. Guards what a reference decoder would misread:
+    the empty cell instead of ``null``). Trailing empty cells are left out:
+    decoders pad short rows. In ``floats`` columns integral floats are written
+    without ``.0``. Guards what a reference decoder would misread:
     a first cell starting with ``#`` or ``GCX1`` is escaped, an empty one-field
     row is written ``\\`` or ``null`` (a blank line would be skipped), and a
     last cell ending in CR is written as a JSON string (Go's line reader strips
@@ -216,6 +217,9 @@ def encode_row(dict row, fields, bint empty_null, frozenset floats, /):
                 cells.append(format_cell(value))
             except EncodeError as exc:
                 raise exc.relocated(path_join("$", field)) from None
+    while last > 0 and not cells[last]:
+        del cells[last]  # decoders pad a short row with empty cells
+        last -= 1
     first = cells[0]
     if first.startswith(u"#") or first.startswith(u"GCX1"):
         cells[0] = u"\\" + first

@@ -154,8 +154,9 @@ def encode_row(
     """One typed row line (no LF), a cell per field.
 
     An absent key is the empty cell, or ``\\`` when ``empty_null`` (then null is
-    the empty cell instead of ``null``). In ``floats`` columns integral floats
-    are written without ``.0``. Guards what a reference decoder would misread:
+    the empty cell instead of ``null``). Trailing empty cells are left out:
+    decoders pad short rows. In ``floats`` columns integral floats are written
+    without ``.0``. Guards what a reference decoder would misread:
     a first cell starting with ``#`` or ``GCX1`` is escaped, an empty one-field
     row is written ``\\`` or ``null`` (a blank line would be skipped), and a
     last cell ending in CR is written as a JSON string (Go's line reader strips
@@ -179,13 +180,15 @@ def encode_row(
                 cells.append(format_cell(value))
             except EncodeError as exc:
                 raise exc.relocated(path_join("$", field)) from None
+    while len(cells) > 1 and not cells[-1]:
+        cells.pop()  # decoders pad a short row with empty cells
     first = cells[0]
     if first.startswith("#") or first.startswith("GCX1"):
         cells[0] = "\\" + first
     elif not first and len(cells) == 1:
         cells[0] = "null" if empty_null else "\\"
     if cells[-1].endswith("\r"):  # only a string's text can end in a raw CR
-        cells[-1] = escape(dumps_cell(row[fields[-1]]))
+        cells[-1] = escape(dumps_cell(row[fields[len(cells) - 1]]))
     return "\t".join(cells)
 
 

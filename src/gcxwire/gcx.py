@@ -348,7 +348,8 @@ def _encode_typed(value: Any, tool: str) -> str:
             _write_rows(out, value, fields, "$", style)
     else:
         _write_value(out, tool_text, value)
-    return "".join(out)
+    # Like a JSON text, a payload ends without a newline; every decoder accepts that.
+    return "".join(out)[:-1]
 
 
 def _encode(value: Any, tool: str, profile: Profile) -> str:
