@@ -261,3 +261,23 @@ def test_a_rewriter_exception_forwards_the_original_line() -> None:
     line = b'{"jsonrpc":"2.0","id":3,"result":{"content":[]}}'
     assert link.answer(line) == line
     assert len(link.pending) == 0
+
+
+def test_several_tables_in_one_object_read_back() -> None:
+    graph = {
+        "entities": [
+            {"name": f"e{i}", "entityType": "person", "observations": ["x", "y"]} for i in range(8)
+        ],
+        "relations": [
+            {"from": f"e{i}", "to": f"e{i + 1}", "relationType": "knows"} for i in range(7)
+        ],
+    }
+    text = encoded(interceptor().rewrite_tool_result("read_graph", text_result(graph)))
+    assert select.decode(text) == graph
+
+
+def test_a_large_single_object_reads_back() -> None:
+    record = {f"field_{i}": f"value number {i}" for i in range(12)}
+    new = interceptor().rewrite_tool_result("get", text_result(record))
+    if new is not None:  # rewritten only when cheaper; then it must read back exactly
+        assert select.decode(encoded(new)) == record

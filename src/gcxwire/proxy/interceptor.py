@@ -172,15 +172,7 @@ class ResponseInterceptor:
 
     def _filtered(self, tool: str, table: Table) -> Table:
         field_filter = self.filters.get(tool) or self.filters.get("*")
-        if not field_filter:
-            return table
-        rows = [field_filter.apply(row) for row in table.rows]
-        if table.single:
-            return Table(rows=rows, single=True, value=rows[0])
-        if table.wrapper_key is not None:
-            value = {**table.value, table.wrapper_key: rows}
-            return Table(rows=rows, wrapper_key=table.wrapper_key, value=value)
-        return Table(rows=rows, value=rows)
+        return table.map_rows(field_filter.apply) if field_filter else table
 
     def _encode(self, tool: str, table: Table) -> Encoding | None:
         """The cheapest lossless encoding of ``table``, or ``None``."""
@@ -198,9 +190,10 @@ class ResponseInterceptor:
 
     def _encode_dcp(self, tool: str, table: Table) -> Encoding | None:
         """DCP with the tool's lifecycle schema, kept only if it reads back exactly."""
-        if self.dcp is None or self.lifecycle is None or table.single:
+        rows = table.rows
+        if self.dcp is None or self.lifecycle is None or rows is None:
             return None
-        schema = self.lifecycle.schema_for(tool, table.rows)
+        schema = self.lifecycle.schema_for(tool, rows)
         if schema.status == "preset":  # the user chose its fields: no exactness to check
             try:
                 text = self.dcp.encode(table, schema)
@@ -217,7 +210,7 @@ class ResponseInterceptor:
             except Exception as exc:  # a codec limit is a reason to pass, not to fail
                 log.debug("DCP with %s failed for %s: %r", schema.id, tool, exc)
             if attempt == 0:  # the schema cannot carry these rows: learn them afresh
-                schema = self.lifecycle.reinfer(tool, table.rows)
+                schema = self.lifecycle.reinfer(tool, rows)
         return None
 
 
@@ -252,10 +245,7 @@ def _expected(table: Table, dropped: tuple[str, ...]) -> Any:
     left out because they were null in every sampled row."""
     if not dropped:
         return table.value
-    rows = [_drop_paths(row, dropped) for row in table.rows]
-    if table.wrapper_key is not None:
-        return {**table.value, table.wrapper_key: rows}
-    return rows
+    return table.map_rows(lambda row: _drop_paths(row, dropped)).value
 
 
 def _drop_paths(row: dict[str, Any], paths: tuple[str, ...]) -> dict[str, Any]:
