@@ -1,4 +1,8 @@
-"""gcxwire: token-cheap, lossless wire formats for MCP tool responses."""
+"""gcxwire: token-cheap, lossless wire formats for MCP tool responses.
+
+``encode``/``decode`` pick and recognise the format (``format="auto"`` keeps the
+fewest-token lossless form); ``gcxwire.gcx`` and ``gcxwire.dcp`` are the codecs.
+"""
 
 from ._version import __version__
 from .errors import (
@@ -9,7 +13,8 @@ from .errors import (
     GcxwireError,
     UnsupportedVersionError,
 )
-from .gcx import Decoder, Encoder, Section, decode, encode, parse, reference_json
+from .gcx import Decoder, Encoder, Section, parse, reference_json
+from .select import decode, encode
 
 __all__ = [
     "__version__",
