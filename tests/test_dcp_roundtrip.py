@@ -392,3 +392,11 @@ def test_compact_and_fallback_serializers_agree() -> None:
 def test_decode_rejects_what_is_not_dcp() -> None:
     with pytest.raises(DecodeError):
         dcp.decode('["$S","x:v1","a"]\n[1,2]')
+
+
+def test_a_batch_without_any_schema_field_keeps_its_record_count() -> None:
+    schema = infer_schema([{"a": 1}], domain="x")
+    for dialect, header in (("gateway", '["$S","x:v1#0"]'), ("v0.3", '["$S","x:v1#0",0]')):
+        text = dcp.encode([{"other": 1}, {}], schema, dialect=dialect)  # type: ignore[arg-type]
+        assert text.split("\n") == [header, "[]", "[]"]
+        assert dcp.decode(text, schema=schema) == [{}, {}]
