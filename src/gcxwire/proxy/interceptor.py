@@ -151,6 +151,7 @@ class ResponseInterceptor:
             counters.bytes_after += size
             counters.tokens_before += before
             counters.tokens_after += before
+            self._note_schema(tool, None)
             return None
         content: list[JsonObject] = []
         if hint is not None:
@@ -165,10 +166,15 @@ class ResponseInterceptor:
         counters.tokens_after += chosen.tokens + hint_cost
         counters.hint_tokens += hint_cost
         counters.format = chosen.format
-        if chosen.schema is not None:
-            counters.schema_id = chosen.schema.id
-            counters.schema_status = chosen.schema.status
+        self._note_schema(tool, chosen.schema)
         return new
+
+    def _note_schema(self, tool: str, used: SchemaVersion | None) -> None:
+        """Stats show the schema that encoded the result, else the tool's current one."""
+        schema = used or (self.lifecycle.current(tool) if self.lifecycle else None)
+        if schema is not None:
+            counters = self.stats.tool(tool)
+            counters.schema_id, counters.schema_status = schema.id, schema.status
 
     def _filtered(self, tool: str, table: Table) -> Table:
         field_filter = self.filters.get(tool) or self.filters.get("*")
@@ -202,15 +208,13 @@ class ResponseInterceptor:
                 log.warning("preset %s cannot encode a result of %s: %r", schema.id, tool, exc)
                 return None
             return Encoding(text, "dcp", codecs.count_tokens(text), schema)
-        for attempt in range(2):
-            try:
-                text = self.dcp.encode(table, schema)
-                if codecs.same_value(codecs.decode(text), _expected(table, schema.dropped)):
-                    return Encoding(text, "dcp", codecs.count_tokens(text), schema)
-            except Exception as exc:  # a codec limit is a reason to pass, not to fail
-                log.debug("DCP with %s failed for %s: %r", schema.id, tool, exc)
-            if attempt == 0:  # the schema cannot carry these rows: learn them afresh
-                schema = self.lifecycle.reinfer(tool, rows)
+        try:
+            text = self.dcp.encode(table, schema)
+            if codecs.same_value(codecs.decode(text), _expected(table, schema.dropped)):
+                return Encoding(text, "dcp", codecs.count_tokens(text), schema)
+            log.debug("DCP with %s does not read back exactly for %s", schema.id, tool)
+        except Exception as exc:  # a codec limit is a reason to pass, not to fail
+            log.debug("DCP with %s failed for %s: %r", schema.id, tool, exc)
         return None
 
 

@@ -241,16 +241,6 @@ class SchemaLifecycle:
         self._sample(entry, rows, event)
         return used
 
-    def reinfer(self, tool: str, rows: Sequence[Row]) -> SchemaVersion:
-        """Start a new provisional version from ``rows`` (when encoding with the
-        current one failed, e.g. the codec's schema could not carry a value)."""
-        entry = self._entries.get(tool)
-        version = 1 if entry is None else entry.current.version + 1
-        entry = self._new_entry(tool, rows, version=version)
-        used = entry.current
-        self._remember(tool, entry, rows)
-        return used
-
     def _new_entry(self, tool: str, rows: Sequence[Row], *, version: int) -> _ToolEntry:
         return _ToolEntry(
             self._version(tool, version, rows, ()), SchemaValidator(self._confirm_after)
