@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import signal
+import subprocess
+import sys
 import time
+from pathlib import Path
 
 import orjson
 
@@ -244,3 +248,44 @@ def test_a_missing_server_command_fails_with_status_1() -> None:
             assert b"cannot run '/nonexistent/mcp-server'" in err
 
     run(scenario())
+
+
+def test_stats_on_sigusr1_and_exit_and_logs_to_a_file(tmp_path: Path) -> None:
+    stats_file, log_file = tmp_path / "stats.json", tmp_path / "proxy.log"
+    rows = [{"id": i, "name": f"n{i}", "ok": True} for i in range(20)]
+    text = orjson.dumps(rows, option=orjson.OPT_INDENT_2).decode()
+    options = ("--stats-file", str(stats_file), "--log-file", str(log_file), "--log-level", "info")
+
+    async def scenario() -> None:
+        async with RawProxy(LINE_SERVER, *options) as proxy:
+            await proxy.send(call(1, text))
+            await proxy.recv()
+            assert proxy.process is not None
+            proxy.process.send_signal(signal.SIGUSR1)
+            for _ in range(100):  # the handler runs on the proxy's event loop
+                if stats_file.exists():
+                    break
+                await asyncio.sleep(0.05)
+            stats = orjson.loads(stats_file.read_bytes())
+            assert stats["server"] == "line_server"
+            tool = stats["tools"]["t"]
+            assert (tool["calls"], tool["rewritten"]) == (1, 1)
+            assert tool["tokens_after"] < tool["tokens_before"]
+            assert tool["bytes_after"] < tool["bytes_before"]
+            await proxy.send(call(2, text))
+            await proxy.recv()
+            status, _, err = await proxy.finish()
+            assert status == 0
+            assert err.count(b"gcxwire proxy stats for line_server") == 2  # SIGUSR1 and exit
+            assert orjson.loads(stats_file.read_bytes())["tools"]["t"]["calls"] == 2
+            assert b"gcxwire proxy INFO" not in err  # logs went to the file
+            assert "started line_server" in log_file.read_text()
+
+    run(scenario())
+
+
+def test_the_gcxwire_command_runs_the_proxy() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "gcxwire", "proxy", "--help"], capture_output=True, text=True
+    )
+    assert done.returncode == 0 and "--structured {keep,drop}" in done.stdout

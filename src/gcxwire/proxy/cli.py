@@ -30,7 +30,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     The status is the server's (128 + N when a signal N killed it), 2 for bad
     usage and 1 when the proxy itself cannot start.
     """
-    options = parse_options(sys.argv[1:] if argv is None else argv)
+    try:
+        options = parse_options(sys.argv[1:] if argv is None else argv)
+    except SystemExit as exc:  # argparse has printed usage or help
+        return exc.code if isinstance(exc.code, int) else 2
     _setup_logging(options)
     stats = ProxyStats(options.server_name)
     try:
