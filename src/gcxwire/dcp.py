@@ -75,7 +75,7 @@ def _spaced(value: Any) -> str:
     return json.dumps(value, allow_nan=False)
 
 
-_LONG_DIGITS = re.compile(r"\d{19}")
+_LONG_DIGITS = re.compile(r"[0-9]{19}")
 
 
 def _reject_constant(name: str) -> Any:
@@ -89,9 +89,13 @@ def _finite_float(text: str) -> float:
     return value
 
 
-def _loads(line: str) -> Any:
-    """Parse one line exactly: big integers stay ints, lone surrogates are kept."""
-    if not _LONG_DIGITS.search(line):
+def _loads(line: str, long_digits: bool = True) -> Any:
+    """Parse one line exactly: big integers stay ints, lone surrogates are kept.
+
+    orjson reads integers beyond 64 bits as floats, so a line that may hold one (a run of 19
+    digits; ``long_digits=False`` says the whole document has none) goes to the stdlib.
+    """
+    if not (long_digits and _LONG_DIGITS.search(line)):
         try:
             return orjson.loads(line)
         except orjson.JSONDecodeError:
@@ -281,7 +285,6 @@ def _encode(
             raise EncodeTypeError(
                 f"a DCP record must be a JSON object, not {kind}", f"{prefix}[{i}]"
             )
-        _check_json(record, f"{prefix}[{i}]")
     if schema is None:
         schema = infer_schema(
             items,
@@ -291,34 +294,42 @@ def _encode(
             naming="path",
             nest=False,
         )
+    if members is not None:
+        for name, value in members.items():
+            _check_json(value, f"$.{name}")
 
-    grid = [[resolve(record, schema.paths[name]) for name in schema.fields] for record in items]
-    active = [i for i in range(len(schema.fields)) if any(row[i] is not ABSENT for row in grid)]
+    paths = [schema.paths[name] for name in schema.fields]
+    grid = [[resolve(record, path) for path in paths] for record in items]
+    active = [i for i in range(len(paths)) if any(row[i] is not ABSENT for row in grid)]
     if not items:
-        active = list(range(len(schema.fields)))
+        active = list(range(len(paths)))
     mask = sum(schema.field_bit(i) for i in active)
-    sid = schema.cutdown_id(mask)
     names = [schema.fields[i] for i in active]
+    subs = [schema.nest.get(name) for name in names]
 
     lines: list[str] = []
     if members is not None:
         lines.append(_metadata_line(records, key or "", schema.domain, style))
-    lines.append(_header(schema, sid, names, style, density))
+    lines.append(_header(schema, schema.cutdown_id(mask), names, style, density))
+    absent = style.absent
     for r, row in enumerate(grid):
-        cells = []
-        for i in active:
+        cells: list[Any] = []
+        for i, sub in zip(active, subs):
             value = row[i]
-            sub = schema.nest.get(schema.fields[i])
-            if sub is not None and isinstance(value, list):
-                if all(isinstance(item, dict) for item in value):
-                    cells.append(_sub_block(value, sub, style))
-                    continue
-                if value and isinstance(value[0], str) and value[0] in _MARKERS:
-                    raise EncodeValueError(
-                        f"an array starting with {value[0]!r} would read back as sub-rows",
-                        f"{prefix}[{r}].{schema.fields[i]}",
-                    )
-            cells.append(_cell(value, style))
+            cls = type(value)
+            if value is ABSENT or value is None:
+                cells.append(absent)
+            elif cls is str or cls is int or cls is bool:
+                cells.append(value)
+            elif cls is float and math.isfinite(value):
+                cells.append(value)
+            else:
+                where = f"{prefix}[{r}].{'.'.join(paths[i])}"
+                _check_json(value, where)
+                if sub is not None and isinstance(value, list):
+                    cells.append(_nested_cell(value, sub, style, where))
+                else:
+                    cells.append(_cell(value, style))
         if density == 4:
             lines.append(_natural_row(names, cells, style))
         else:
@@ -326,6 +337,17 @@ def _encode(
         if text_key is not None:
             lines.append(_text_line(items[r], text_key, f"{prefix}[{r}]"))
     return "\n".join(lines)
+
+
+def _nested_cell(value: list[Any], sub: DcpSchema, style: _Style, where: str) -> Any:
+    """An array in a field with a sub-schema: sub-rows when it holds objects only."""
+    if all(isinstance(item, dict) for item in value):
+        return _sub_block(value, sub, style)
+    if value and isinstance(value[0], str) and value[0] in _MARKERS:
+        raise EncodeValueError(
+            f"an array starting with {value[0]!r} would read back as sub-rows", where
+        )
+    return _cell(value, style)
 
 
 def _text_line(record: dict[str, Any], text_key: str, where: str) -> str:
@@ -426,13 +448,14 @@ class _Reader:
             start += len(text) + 1
         if self.lines and self.lines[-1].text == "" and len(self.lines) > 1:
             self.lines.pop()  # one trailing newline is allowed
+        self.long_digits = _LONG_DIGITS.search(doc) is not None
 
     def error(self, msg: str, line: _Line, column: int = 0) -> DecodeError:
         return DecodeError.at(msg, self.doc, line.start + column)
 
     def json(self, line: _Line) -> Any:
         try:
-            return _loads(line.text)
+            return _loads(line.text, self.long_digits)
         except json.JSONDecodeError as exc:
             raise self.error(f"invalid JSON: {exc.msg}", line, exc.pos) from None
         except RecursionError:
@@ -655,7 +678,7 @@ def _flat_builder(
         for i, value in enumerate(row):
             if dash_absent and value == "-" and isinstance(value, str):
                 continue
-            if paths is None:
+            if paths is None or len(paths[i]) == 1:
                 record[names[i]] = value
             else:
                 _put(record, paths[i], value)
@@ -702,7 +725,10 @@ def _schema_builder(
                 continue
             if sub is not None and _is_block(value):
                 value = _expand(reader, line, value, sub, dash_absent)
-            _put(record, path, value)
+            if len(path) == 1:
+                record[path[0]] = value
+            else:
+                _put(record, path, value)
         return record
 
     return build

@@ -436,47 +436,44 @@ class _Column:
     values: list[Any]  # one per record; ABSENT where the record lacks the path
     first_seen: int
 
-    @property
-    def present(self) -> list[Any]:
-        return [v for v in self.values if v is not ABSENT and v is not None]
+    present: list[Any] = field(default_factory=list)  # the non-null values, once collected
+
+
+_KIND = {bool: "boolean", int: "number", float: "number", str: "string"}
 
 
 def _type_def(values: list[Any], nonnull: list[Any], int_split: bool) -> TypeDef:
-    kinds: set[str] = set()
-    all_int = True
-    for value in nonnull:
-        if isinstance(value, bool):
-            kinds.add("boolean")
-        elif _is_number(value):
-            kinds.add("number")
-            all_int = all_int and isinstance(value, int)
-        else:
-            kinds.add("string")
-    nullable = len(nonnull) < len(values)
-    type_def: TypeDef
+    classes = {type(v) for v in nonnull}
+    kinds = {_KIND.get(c) or _kind_of_subclass(c) for c in classes}
     if not kinds:
-        type_def = {"type": "null"}
-        return type_def
+        return {"type": "null"}
     names = sorted(kinds)
-    if int_split and names == ["number"] and all_int:
+    all_int = kinds == {"number"} and all(issubclass(c, int) for c in classes)
+    if int_split and all_int:
         names = ["int"]
-    if nullable:
+    if len(nonnull) < len(values):
         names.append("null")
-    type_def = {"type": names[0] if len(names) == 1 else names}
-    if nonnull and all(isinstance(v, str) for v in nonnull):
-        distinct = sorted(set(nonnull), key=_utf16_key)
+    type_def: TypeDef = {"type": names[0] if len(names) == 1 else names}
+    if classes and all(issubclass(c, str) for c in classes):
+        distinct = set(nonnull)
         if 2 <= len(distinct) <= 10 and len(distinct) <= 0.6 * len(nonnull):
-            type_def["enum"] = distinct
+            type_def["enum"] = sorted(distinct, key=_utf16_key)
     elif kinds == {"number"}:
-        if int_split and all_int:
-            if all(v >= 0 for v in nonnull):
-                type_def["min"] = 0
-        elif all(0 <= v <= 1 for v in nonnull):
+        low, high = min(nonnull), max(nonnull)
+        if low >= 0 and not (int_split and all_int) and high <= 1:
             type_def["min"] = 0
             type_def["max"] = 1
-        elif all(v >= 0 for v in nonnull):
+        elif low >= 0:
             type_def["min"] = 0
     return type_def
+
+
+def _kind_of_subclass(cls: type) -> str:
+    if issubclass(cls, bool):
+        return "boolean"
+    if issubclass(cls, (int, float)):
+        return "number"
+    return "string"  # strings, and objects and arrays, as dcp-wrap types them
 
 
 def _category(name: str, nonnull: list[Any]) -> int:
@@ -591,6 +588,7 @@ def infer_schema(
     for column in columns.values():
         if not selected(column.path):
             continue
+        column.present = [v for v in column.values if v is not ABSENT and v is not None]
         presence = len(column.present) / total if total else 0.0
         if presence < min_presence:
             continue
