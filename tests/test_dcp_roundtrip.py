@@ -345,6 +345,9 @@ def test_values_json_cannot_carry_raise_encode_error_with_a_path() -> None:
     with pytest.raises(EncodeError) as info:
         dcp.encode([{"a": {"b": [1, float("nan")]}}])
     assert info.value.path == "$[0].a.b[1]"
+    with pytest.raises(EncodeError) as info:
+        dcp.encode([{"x": 1}, {"a": {"b": {"c": {"d": {1: 2}}}}}])  # deeper than flattening
+    assert info.value.path == "$[1].a.b.c.d"
     with pytest.raises(EncodeError, match="set"):
         dcp.encode([{"a": {1, 2}}])
     with pytest.raises(EncodeError):

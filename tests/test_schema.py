@@ -209,6 +209,8 @@ def test_wrapper_is_unwrapped_before_inference() -> None:
         (42, "$"),
         ({"a": 1}, "$"),
         ([{1: "non-string key"}], "$[0]"),
+        ([{"a": {"b c": {1: 2}}}], "$[0].a['b c']"),
+        ([{"a": [{"x": 1}]}, {"a": [{2: 3}]}], "$[1].a[0]"),
     ],
 )
 def test_bad_records_raise_a_clear_encode_error(records: Any, path: str) -> None:

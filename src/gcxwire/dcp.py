@@ -29,6 +29,7 @@ from .schema import (
     DcpSchema,
     SchemaRegistry,
     infer_schema,
+    json_path,
     resolve,
     split_path,
     unwrap,
@@ -117,11 +118,11 @@ def _check_json(value: Any, path: str) -> None:
                 raise EncodeTypeError(
                     f"object keys must be strings, not {type(key).__name__}", path
                 )
-            _check_json(item, f"{path}.{key}" if key.isidentifier() else f"{path}[{key!r}]")
+            _check_json(item, json_path(path, key))
         return
     if isinstance(value, list):
         for i, item in enumerate(value):
-            _check_json(item, f"{path}[{i}]")
+            _check_json(item, json_path(path, i))
         return
     raise EncodeTypeError(f"{type(value).__name__} is not a JSON value", path)
 

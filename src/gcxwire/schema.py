@@ -24,6 +24,7 @@ __all__ = [
     "SchemaRegistry",
     "flatten",
     "infer_schema",
+    "json_path",
     "resolve",
     "split_path",
     "unwrap",
@@ -92,6 +93,13 @@ def _check_record(record: Any, where: str) -> dict[str, Any]:
     return record
 
 
+def json_path(parent: str, key: str | int) -> str:
+    """``parent`` extended by one member (``$.a``, ``$['a b']``) or index (``$[3]``)."""
+    if isinstance(key, int):
+        return f"{parent}[{key}]"
+    return f"{parent}.{key}" if key.isidentifier() else f"{parent}[{key!r}]"
+
+
 def flatten(
     record: Mapping[str, Any],
     *,
@@ -108,6 +116,13 @@ def flatten(
 
     def walk(obj: Mapping[str, Any], prefix: Path) -> None:
         for key, value in obj.items():
+            if not isinstance(key, str):
+                where = "$"
+                for segment in prefix:
+                    where = json_path(where, segment)
+                raise EncodeTypeError(
+                    f"object keys must be strings, not {type(key).__name__}", where
+                )
             path = prefix + (key,)
             if (
                 isinstance(value, dict)
@@ -562,10 +577,20 @@ def infer_schema(
     excluded = list(exclude or [])
     renames = dict(field_names or {})
 
+    flats = []
+    for index, record in enumerate(rows):
+        try:
+            flats.append(flatten(record, max_depth=max_depth))
+        except EncodeTypeError as exc:
+            raise exc.relocated(f"{prefix}[{index}]") from None
     keep_whole = _object_paths_to_keep(rows, max_depth) if naming == "path" else frozenset()
     columns: dict[Path, _Column] = {}
     for index, record in enumerate(rows):
-        flat = flatten(record, max_depth=max_depth, leaf_paths=keep_whole)
+        flat = (
+            flatten(record, max_depth=max_depth, leaf_paths=keep_whole)
+            if keep_whole
+            else flats[index]
+        )
         for path, value in flat.items():
             column = columns.get(path)
             if column is None:
@@ -615,7 +640,11 @@ def infer_schema(
         nonnull = column.present
         type_defs[name] = _type_def(column.values, nonnull, types == "v0.3")
         if nest and len(column.path) == 1 and _is_nestable(column.values):
-            pooled = [item for v in column.values if isinstance(v, list) for item in v]
+            pooled = []
+            for index, value in enumerate(column.values):
+                for j, item in enumerate(value if isinstance(value, list) else []):
+                    where = json_path(json_path(f"{prefix}[{index}]", column.path[0]), j)
+                    pooled.append(_check_record(item, where))
             nest_subs[name] = infer_schema(
                 pooled,
                 domain=f"{domain}.{name}",
