@@ -80,12 +80,28 @@ COLUMN = {
         st.floats(allow_nan=False, allow_infinity=False),
     ),
     "tags": st.one_of(st.none(), st.none(), TEXT),
+    # Nested objects, spread over dotted columns when every row has one.
+    "path": st.recursive(
+        st.dictionaries(st.sampled_from(["login", "id", "a.b", "", "x,y"]), SCALARS, max_size=3),
+        lambda inner: st.dictionaries(st.sampled_from(["site", "id", "login"]), inner, max_size=3),
+        max_leaves=6,
+    ),
 }
 
 
 @st.composite
-def tables(draw: st.DrawFn) -> list[dict[str, Any]]:
-    """Lists of objects over a few columns, with sparse keys and shuffled key orders."""
+def tables(draw: st.DrawFn, styled: bool = False) -> list[dict[str, Any]]:
+    """Lists of objects over a few columns, with sparse keys and shuffled key orders.
+
+    ``styled`` tables always hold the columns that trigger the per-section
+    styles (floats, nulls, nested objects) in every row.
+    """
+    if styled:
+        columns = ["id", "score", "tags", "path"]
+        rows = []
+        for _ in range(draw(st.integers(min_value=3, max_value=8))):
+            rows.append({c: draw(COLUMN.get(c, json_values(2))) for c in columns})
+        return rows
     columns = draw(
         st.lists(
             st.sampled_from(["id", "name", "line", "path", "score", "tags"]),
@@ -95,8 +111,9 @@ def tables(draw: st.DrawFn) -> list[dict[str, Any]]:
         )
     )
     rows = []
-    for _ in range(draw(st.integers(min_value=1, max_value=6))):
-        present = [c for c in columns if draw(st.integers(0, 9)) > 0]
+    dense = draw(st.booleans())  # every row has every column: no absent keys
+    for _ in range(draw(st.integers(min_value=1, max_value=8))):
+        present = [c for c in columns if dense or draw(st.integers(0, 9)) > 0]
         if draw(st.booleans()) and len(present) > 1:
             present = draw(st.permutations(present))
         rows.append({c: draw(COLUMN.get(c, json_values(4))) for c in present})

@@ -28,6 +28,8 @@ BAD_PAYLOADS = [
     ("GCX1 tool=t fields=a,b\n1\t[1,2\n", "not a valid JSON literal", 2, 3),
     ("GCX1 tool=t fields=a\n{bad}\n", "not a valid JSON literal", 2, 1),
     ("GCX1 tool=t fields=a is=value\n1\n2\n", "holds 2 rows", 1, 1),
+    ("GCX1 tool=t fields=a,a.x flat=a\n1\t2\n", "group is also a field", 1, 1),
+    ("GCX1 tool=t fields=a,a.x.y flat=a.x\n1\t2\n", "collides with member 'a'", 2, 1),
 ]
 
 

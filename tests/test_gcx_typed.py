@@ -100,6 +100,27 @@ def test_trailing_empty_cells_are_left_out() -> None:
     assert reference_model.decode(text)["sections"][0]["rows"][1] == {"a": "4", "b": "", "c": ""}
 
 
+def test_nested_objects_spread_over_dotted_columns() -> None:
+    rows = [
+        {"id": 1, "owner": {"login": "a", "site": {"x": 1}}, "license": None},
+        {"id": 2, "owner": {"login": "b", "site": {"x": 2, "y": 3}}, "license": {"k": 1}},
+    ]
+    text = gcx.encode(rows, tool="t")
+    assert text.splitlines() == [
+        "GCX1 tool=t fields=id,owner.login,owner.site.x,owner.site.y,license flat=owner,owner.site",
+        "1\ta\t1\t\tnull",
+        '2\tb\t2\t3\t{"k":1}',
+    ]
+    assert same(gcx.decode(text), rows)
+
+
+def test_flattening_never_merges_colliding_names() -> None:
+    rows = [{"a": {"b": {"c": 1}, "b.c": 2}}, {"a": {"b": {"c": 3}, "b.c": 4}}]
+    assert same(gcx.decode(gcx.encode(rows, tool="t")), rows)
+    rows2 = [{"a": {"x": 1}, "a.x": 2}, {"a": {"x": 3}, "a.x": 4}]
+    assert same(gcx.decode(gcx.encode(rows2, tool="t")), rows2)
+
+
 def test_string_that_looks_like_a_number_is_escaped() -> None:
     assert gcx.encode([{"zip": "02134", "n": "62"}], tool="t").splitlines()[1] == "02134\t\\62"
 
@@ -111,6 +132,11 @@ def test_any_json_value_round_trips(value: Any) -> None:
 
 @given(tables())
 def test_tables_round_trip(value: list[dict[str, Any]]) -> None:
+    roundtrip(value)
+
+
+@given(tables(styled=True))
+def test_styled_tables_round_trip(value: list[dict[str, Any]]) -> None:
     roundtrip(value)
 
 

@@ -51,7 +51,10 @@ _OF: Final = "of"  # of=NAME: this section's rows are member NAME of the top-lev
 _IS: Final = "is"  # is=object|list|value: what the section's rows stand for
 _EMPTY: Final = "empty"  # empty=null: an empty cell is null here, and `\` is absent
 _FLOAT: Final = "float"  # float=a,b: numbers in these columns are floats ("1" for 1.0)
-_CONTROL: Final = (_OF, _IS, _EMPTY, _FLOAT)
+_FLAT: Final = "flat"  # flat=owner: columns `owner.x` are the members of an object `owner`
+_CONTROL: Final = (_OF, _IS, _EMPTY, _FLOAT, _FLAT)
+# Objects nested this deep at most are spread over `a.b.c` columns.
+_FLAT_DEPTH: Final = 3
 _NO_FLOATS: Final[frozenset[str]] = frozenset()
 # Members with these names cannot be meta: reference decoders read them as header keys.
 _HEADER_KEYS: Final = ("tool", "fields")
@@ -70,6 +73,8 @@ class Header:
     empty_null: bool = False
     #: Typed reading of rows: columns whose numbers are floats (``float=...``).
     floats: frozenset[str] = frozenset()
+    #: Typed reading of rows: objects spread over dotted columns (``flat=...``).
+    flat: frozenset[str] = frozenset()
 
 
 @dataclass
@@ -249,6 +254,71 @@ def _write_rows(
         out.append("\n")
 
 
+def _flat_plan(
+    rows: Sequence[dict[str, Any]], fields: Sequence[str], prefix: str
+) -> tuple[list[str], list[str]]:
+    """Columns with nested objects spread out: (dotted fields, flattened groups).
+
+    A column is spread when every row holds an object there, its members form a
+    clean table, and no sibling name starts with ``column.`` (so no two dotted
+    names can collide). Group names are dot-free keys joined by dots.
+    """
+    flat: list[str] = []
+    groups: list[str] = []
+    for name in fields:
+        members: list[str] | None = None
+        values: list[Any] = [row.get(name) for row in rows]
+        if (
+            "." not in name
+            and prefix.count(".") < _FLAT_DEPTH
+            and all(type(v) is dict for v in values)
+            and not any(f.startswith(name + ".") for f in fields)
+        ):
+            try:
+                members = _table_fields(values, "$")
+            except EncodeError:  # a bad key: the JSON cell will report it with its path
+                members = None
+        if members is None:
+            flat.append(prefix + name)
+            continue
+        groups.append(prefix + name)
+        sub_flat, sub_groups = _flat_plan(values, members, f"{prefix}{name}.")
+        flat.extend(sub_flat)
+        groups.extend(sub_groups)
+    return flat, groups
+
+
+def _flatten(row: dict[str, Any], groups: frozenset[str], prefix: str, out: dict[str, Any]) -> None:
+    for key, value in row.items():
+        name = prefix + key
+        if name in groups:
+            _flatten(value, groups, name + ".", out)
+        else:
+            out[name] = value
+
+
+def _table(
+    rows: Sequence[dict[str, Any]], fields: list[str], path: str
+) -> tuple[list[str], list[tuple[str, str]], list[str]]:
+    """One table section: its fields, control pairs and row lines."""
+    pairs: list[tuple[str, str]] = []
+    if len(rows) > 1:
+        flat, groups = _flat_plan(rows, fields, "")
+        if groups:
+            spread = frozenset(groups)
+            flat_rows = []
+            for row in rows:
+                out: dict[str, Any] = {}
+                _flatten(row, spread, "", out)
+                flat_rows.append(out)
+            rows, fields = flat_rows, flat
+            pairs.append((_FLAT, ",".join(escape(escape(g)) for g in groups)))
+    style = _style(rows, fields)
+    body: list[str] = []
+    _write_rows(body, rows, fields, path, style)
+    return fields, [*_style_pairs(fields, *style), *pairs], body
+
+
 def _write_value(out: list[str], tool_text: str, value: Any) -> None:
     """The catch-all shape: one ``value`` cell per list element, or one for the whole value."""
     if isinstance(value, (list, tuple)):
@@ -305,11 +375,9 @@ def _write_object(out: list[str], tool_text: str, obj: dict[str, Any]) -> None:
     for seg in segments:
         if isinstance(seg, tuple):
             key, fields = seg
-            style = _style(obj[key], fields)
-            pairs = [*_style_pairs(fields, *style), *waiting, (_OF, escape(key))]
+            fields, pairs, body = _table(obj[key], fields, path_join("$", key))
+            pairs.extend([*waiting, (_OF, escape(key))])
             waiting = []
-            body: list[str] = []
-            _write_rows(body, obj[key], fields, path_join("$", key), style)
             sections.append((fields, pairs, body))
             last_table = pairs
             continue
@@ -343,9 +411,9 @@ def _encode_typed(value: Any, tool: str) -> str:
         if fields is None:
             _write_value(out, tool_text, value)
         else:
-            style = _style(value, fields)
-            out.append(_header_line(tool_text, fields, _style_pairs(fields, *style)))
-            _write_rows(out, value, fields, "$", style)
+            fields, pairs, body = _table(value, fields, "$")
+            out.append(_header_line(tool_text, fields, pairs))
+            out.extend(body)
     else:
         _write_value(out, tool_text, value)
     # Like a JSON text, a payload ends without a newline; every decoder accepts that.
@@ -413,10 +481,45 @@ def _parse_header(line: str, doc: str, pos: int) -> Header:
         raise DecodeError.at("Header has no `tool=`", doc, pos)
     if fields is None:
         raise DecodeError.at("Header has no `fields=`", doc, pos)
-    controls = dict(p for p in raw if p[0] in (_EMPTY, _FLOAT))
+    controls = dict(p for p in raw if p[0] in (_EMPTY, _FLOAT, _FLAT))
+
+    def names(key: str) -> frozenset[str]:
+        return frozenset(unescape(f) for f in unescape(controls.get(key, "")).split(",") if f)
+
     empty_null = unescape(controls.get(_EMPTY, "")) == "null"
-    floats = frozenset(unescape(f) for f in unescape(controls.get(_FLOAT, "")).split(",") if f)
-    return Header(tool, tuple(fields), meta, tuple(raw), empty_null, floats)
+    flat = names(_FLAT)
+    if flat.intersection(fields):
+        raise DecodeError.at("A `flat=` group is also a field", doc, pos)
+    return Header(tool, tuple(fields), meta, tuple(raw), empty_null, names(_FLOAT), flat)
+
+
+def _nest_plan(header: Header) -> list[tuple[str, tuple[str, ...], str]]:
+    """For each field: (field, chain of group keys, member key) to rebuild nested objects."""
+    groups = sorted(header.flat, key=len, reverse=True)
+    plan: list[tuple[str, tuple[str, ...], str]] = []
+    for name in header.fields:
+        group = next((g for g in groups if name.startswith(g + ".")), None)
+        if group is None:
+            plan.append((name, (), name))
+        else:
+            plan.append((name, tuple(group.split(".")), name[len(group) + 1 :]))
+    return plan
+
+
+def _nest(row: dict[str, Any], plan: list[tuple[str, tuple[str, ...], str]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for name, chain, key in plan:
+        target = out
+        for part in chain:
+            inner = target.get(part)
+            if inner is None:
+                inner = target[part] = {}
+            elif type(inner) is not dict:
+                raise DecodeError(f"Field {name!r} collides with member {part!r}")
+            target = inner
+        if name in row:
+            target[key] = row[name]
+    return out
 
 
 def _not_a_header(line: str, doc: str, pos: int) -> DecodeError:
@@ -434,6 +537,7 @@ class _Lines:
     typed: bool
     header: Header | None = None
     comments: list[str] = field(default_factory=list)
+    nest: list[tuple[str, tuple[str, ...], str]] | None = None
 
     def line(self, text: str, pos: int) -> dict[str, Any] | Header | None:
         """Classify one line (without its LF): a row, a new header, or nothing."""
@@ -444,6 +548,7 @@ class _Lines:
         if text.startswith("GCX1"):
             self.header = _parse_header(text, self.doc, pos)
             self.comments = []
+            self.nest = _nest_plan(self.header) if self.typed and self.header.flat else None
             return self.header
         if self.header is None:
             raise _not_a_header(text, self.doc, pos)
@@ -452,7 +557,8 @@ class _Lines:
             return None
         try:
             header = self.header
-            return decode_row(text, header.fields, self.typed, header.empty_null, header.floats)
+            row = decode_row(text, header.fields, self.typed, header.empty_null, header.floats)
+            return row if self.nest is None else _nest(row, self.nest)
         except DecodeError as exc:
             raise DecodeError.at(exc.msg, self.doc, pos + exc.pos) from None
 
