@@ -204,6 +204,32 @@ def test_any_json_value_encodes_or_raises_encode_error(dialect: str, value: Any)
     assert same_value(dcp.decode(text), value)
 
 
+NOT_JSON = st.recursive(
+    st.none()
+    | st.floats()
+    | st.integers()
+    | TEXT
+    | st.binary(max_size=2)
+    | st.frozensets(st.integers(), max_size=2),
+    lambda kids: (
+        st.lists(kids, max_size=3)
+        | st.tuples(kids)
+        | st.dictionaries(KEYS | st.integers() | st.none(), kids, max_size=3)
+    ),
+    max_leaves=8,
+)
+
+
+@EXAMPLES
+@given(value=NOT_JSON)
+def test_values_json_cannot_carry_raise_only_encode_error(value: Any) -> None:
+    try:
+        text = dcp.encode(value, exact=True)
+    except EncodeError:
+        return
+    assert same_value(dcp.decode(text), value)
+
+
 @EXAMPLES
 @given(value=JSON)
 def test_exact_flag_agrees_with_the_decoder(value: Any) -> None:

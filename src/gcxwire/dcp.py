@@ -296,8 +296,7 @@ def _encode(
             nest=False,
         )
     if members is not None:
-        for name, value in members.items():
-            _check_json(value, f"$.{name}")
+        _check_json(members, "$")
 
     paths = [schema.paths[name] for name in schema.fields]
     grid = [[resolve(record, path) for path in paths] for record in items]
