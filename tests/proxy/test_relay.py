@@ -289,3 +289,35 @@ def test_the_gcxwire_command_runs_the_proxy() -> None:
         [sys.executable, "-m", "gcxwire", "proxy", "--help"], capture_output=True, text=True
     )
     assert done.returncode == 0 and "--structured {keep,drop}" in done.stdout
+
+
+def test_a_large_table_is_rewritten_off_the_event_loop_and_in_order() -> None:
+    rows = [{"id": i, "name": f"user{i}", "score": i / 8, "ok": i % 3 == 0} for i in range(16000)]
+    text = orjson.dumps(rows, option=orjson.OPT_INDENT_2).decode()
+    assert len(text) > 1 << 20  # over link.OFFLOAD_BYTES: encoded in a worker thread
+
+    async def scenario() -> None:
+        async with RawProxy(LINE_SERVER) as proxy:
+            await proxy.send(call(1, text))
+            await proxy.send(req(2, "echo", {"after": "the table"}))
+            first, second = await proxy.recv(), await proxy.recv()
+            assert first["id"] == 1 and second["id"] == 2
+            assert select.decode(first["result"]["content"][-1]["text"]) == rows
+
+    run(scenario())
+
+
+def test_a_cancelled_request_is_forwarded_and_no_longer_answered_by_the_proxy() -> None:
+    async def scenario() -> None:
+        async with RawProxy(LINE_SERVER) as proxy:
+            await proxy.send(req(1, "hold"))
+            await proxy.send(req(2, "hold"))
+            cancel = {"jsonrpc": "2.0", "method": "notifications/cancelled"}
+            await proxy.send({**cancel, "params": {"requestId": 1, "reason": "user"}})
+            await proxy.send(req(3, "crash", {"status": 0}))
+            errors = [await proxy.recv(), await proxy.recv()]
+            assert [e["id"] for e in errors] == [2, 3]  # not 1: it was cancelled
+            status, rest, _ = await proxy.wait()
+            assert status == 0 and rest == b""
+
+    run(scenario())

@@ -7,6 +7,7 @@ lifecycle (inside its rewriter) and its own crash handling.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import signal
 from collections.abc import Awaitable, Callable
@@ -32,6 +33,11 @@ log = logging.getLogger("gcxwire.proxy")
 # How long to keep relaying a server's last output after its process exited
 # (a grandchild may still hold the pipe open).
 DRAIN_AFTER_EXIT_TIMEOUT = 2.0
+
+# Answers larger than this are rewritten in a worker thread: encoding a 7 MB
+# table takes seconds, and the client's messages must keep flowing meanwhile.
+# Lines are still delivered in order, because the pump waits for the result.
+OFFLOAD_BYTES = 1 << 20
 
 Deliver = Callable[[bytes], Awaitable[None]]
 
@@ -99,7 +105,10 @@ class UpstreamLink:
             if not line.strip():
                 continue
             if len(self.pending):
-                line = self.answer(line)
+                if len(line) > OFFLOAD_BYTES:
+                    line = await asyncio.to_thread(self.answer, line)
+                else:
+                    line = self.answer(line)
             elif line.lstrip()[:1] not in (b"{", b"["):
                 self._log_not_json(line)
             await self._deliver(line)

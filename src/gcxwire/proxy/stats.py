@@ -51,11 +51,16 @@ class ProxyStats:
             stats = self.tools[name] = ToolStats()
         return stats
 
+    def _snapshot(self) -> list[tuple[str, ToolStats]]:
+        # list() copies the items in one step under the GIL, so a SIGUSR1 report
+        # is safe while a worker thread adds a tool (see link.OFFLOAD_BYTES).
+        return sorted(list(self.tools.items()))
+
     def as_dict(self) -> dict[str, Any]:
         return {
             "server": self.server,
             "tools_list": asdict(self.tools_list),
-            "tools": {name: asdict(stats) for name, stats in sorted(self.tools.items())},
+            "tools": {name: asdict(stats) for name, stats in self._snapshot()},
         }
 
     def write_json(self, path: str) -> None:
@@ -76,7 +81,7 @@ class ProxyStats:
                 f"{tl.bytes_after} bytes, {tl.tokens_before} -> {tl.tokens_after} tokens"
                 f"{_saving(tl.tokens_before, tl.tokens_after)}"
             )
-        for name, s in sorted(self.tools.items()):
+        for name, s in self._snapshot():
             schema = f", {s.schema_id} ({s.schema_status})" if s.schema_id else ""
             tokens = ""
             if s.tokens_before:
