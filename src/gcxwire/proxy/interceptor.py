@@ -27,6 +27,7 @@ from typing import Any, Literal
 
 import orjson
 
+from ..errors import GcxwireError
 from . import codecs
 from .codecs import DcpCodec
 from .jsonrpc import JsonObject, PendingRequest
@@ -189,10 +190,23 @@ class ResponseInterceptor:
             if dcp is not None:
                 candidates.append(dcp)
         if self.format in ("auto", "gcx") or (self.format == "dcp" and not candidates):
-            fmt: Literal["auto", "gcx", "dcp"] = "auto" if self.format == "auto" else self.format
-            text = codecs.encode(table.value, tool=tool, format=fmt)
-            candidates.append(Encoding(text, codecs.detect(text), codecs.count_tokens(text)))
+            chosen = self._encode_select(tool, table.value)
+            if chosen is not None:
+                candidates.append(chosen)
         return min(candidates, key=lambda c: c.tokens, default=None)
+
+    def _encode_select(self, tool: str, value: Any) -> Encoding | None:
+        """``gcxwire.select``'s encoding in the chosen format, if it reads back exactly
+        (``auto`` checks that itself; a forced format is checked here)."""
+        try:
+            text = codecs.encode(value, tool=tool, format=self.format)
+        except GcxwireError as exc:  # this format cannot carry the value
+            log.debug("%s cannot encode a result of %s: %s", self.format, tool, exc)
+            return None
+        if self.format != "auto" and not codecs.same_value(codecs.decode(text), value):
+            log.debug("%s does not read back exactly for %s", self.format, tool)
+            return None
+        return Encoding(text, codecs.detect(text), codecs.count_tokens(text))
 
     def _encode_dcp(self, tool: str, table: Table) -> Encoding | None:
         """DCP with the tool's lifecycle schema, kept only if it reads back exactly."""
