@@ -7,7 +7,7 @@ import logging
 import os
 import signal
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from .codecs import DcpCodec, optional_codec
 from .framing import open_stdio
@@ -97,10 +97,21 @@ async def _serve(
     upstream = Upstream(options.command, name=options.server_name, env=options.env, cwd=options.cwd)
     relay = Relay(client_in, client_out, upstream, interceptor)
     loop = asyncio.get_running_loop()
-    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
-        loop.add_signal_handler(sig, relay.request_stop)
-    loop.add_signal_handler(signal.SIGUSR1, _report, options, stats)
+    for name in ("SIGTERM", "SIGINT", "SIGHUP"):
+        _on_signal(loop, name, relay.request_stop)
+    _on_signal(loop, "SIGUSR1", lambda: _report(options, stats))
     return await relay.run()
+
+
+def _on_signal(loop: asyncio.AbstractEventLoop, name: str, handler: Callable[[], None]) -> None:
+    """Install ``handler`` where the platform has the signal (Windows lacks most)."""
+    sig = getattr(signal, name, None)
+    if sig is None:
+        return
+    try:
+        loop.add_signal_handler(sig, handler)
+    except NotImplementedError:
+        log.debug("no handler for %s on this platform", name)
 
 
 def _setup_logging(options: ProxyOptions) -> None:

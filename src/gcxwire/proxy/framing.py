@@ -93,7 +93,7 @@ async def open_stdio(in_fd: int, out_fd: int) -> tuple[LineReader, LineWriter]:
             os.fdopen(in_fd, "rb", buffering=0, closefd=False),
         )
         reader = LineReader.from_stream(stream)
-    except (ValueError, OSError):
+    except (ValueError, OSError, NotImplementedError):
         reader = LineReader(lambda: loop.run_in_executor(None, os.read, in_fd, CHUNK_SIZE))
     try:
         transport, protocol = await loop.connect_write_pipe(
@@ -101,7 +101,7 @@ async def open_stdio(in_fd: int, out_fd: int) -> tuple[LineReader, LineWriter]:
         )
         writer = asyncio.StreamWriter(transport, protocol, None, loop)
         return reader, LineWriter.from_stream(writer)
-    except (ValueError, OSError):
+    except (ValueError, OSError, NotImplementedError):
         return reader, LineWriter(lambda data: _write_all(out_fd, data), _no_drain)
 
 

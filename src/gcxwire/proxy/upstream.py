@@ -20,6 +20,8 @@ EXIT_AFTER_EOF_TIMEOUT = 2.0
 EXIT_AFTER_SIGTERM_TIMEOUT = 2.0
 # How long to wait for a SIGKILLed process to be reaped.
 REAP_TIMEOUT = 2.0
+# Windows has no SIGKILL; its SIGTERM already means TerminateProcess.
+_KILL: signal.Signals = getattr(signal, "SIGKILL", signal.SIGTERM)
 
 
 class UpstreamGone(ConnectionError):
@@ -118,15 +120,18 @@ class Upstream:
             status = await self.wait(EXIT_AFTER_SIGTERM_TIMEOUT)
         if status is None:
             log.warning("%s ignored SIGTERM, sending SIGKILL", self.name)
-            self._signal_group(signal.SIGKILL)
+            self._signal_group(_KILL)
             status = await self.wait(REAP_TIMEOUT)
         if status is None:  # unkillable (stopped, traced): give up rather than hang
             log.error("%s could not be reaped", self.name)
-            return -int(signal.SIGKILL)
+            return -int(_KILL)
         return status
 
     def _signal_group(self, sig: signal.Signals) -> None:
         try:
-            os.killpg(self.process.pid, sig)
+            if hasattr(os, "killpg"):
+                os.killpg(self.process.pid, sig)
+            else:  # no process groups (Windows): the server alone
+                self.process.send_signal(sig)
         except ProcessLookupError:
             pass
