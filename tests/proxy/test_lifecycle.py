@@ -165,3 +165,19 @@ def test_presets_are_used_from_the_first_call() -> None:
     preset = SchemaVersion("t", 7, "preset", "the preset schema")
     lifecycle = SchemaLifecycle(Built(), presets={"t": preset})
     assert lifecycle.schema_for("t", rows(50, email="e")) is preset
+
+
+def test_a_confirmed_schema_is_inferred_from_rows_that_show_every_field() -> None:
+    samples: list[list[dict[str, Any]]] = []
+
+    def build(tool: str, version: int, sample: Any, exclude: Any) -> None:
+        samples.append(list(sample))
+
+    lifecycle = SchemaLifecycle(build, confirm_after=10)
+    first = [{"id": i} for i in range(1000)]
+    first[0]["rare"] = "only here"  # long gone from the latest rows kept
+    lifecycle.schema_for("t", first)
+    assert lifecycle.current("t").id == "t:v2"  # type: ignore[union-attr]
+    confirmed_sample = samples[-1]
+    assert first[0] in confirmed_sample
+    assert len(confirmed_sample) == 257  # the exemplar plus the latest 256 rows

@@ -180,8 +180,24 @@ class SchemaVersion:
 class _ToolEntry:
     current: SchemaVersion
     validator: SchemaValidator
-    rows: list[Row] = field(default_factory=list)
-    hits: int = 0
+    rows: list[Row] = field(default_factory=list)  # the latest rows, for re-inference
+    # The first row to show each field, so a confirmed schema, inferred long after
+    # that row left ``rows``, still has the field.
+    exemplars: list[Row] = field(default_factory=list)
+    seen: set[str] = field(default_factory=set)
+
+    def keep(self, rows: Sequence[Row]) -> None:
+        for row in rows:
+            paths = {path for path, _ in field_kinds(row)}
+            if not paths <= self.seen:
+                self.exemplars.append(row)
+                self.seen |= paths
+        self.rows.extend(rows)
+        del self.rows[:-MAX_KEPT_ROWS]
+
+    def sample(self) -> list[Row]:
+        kept = {id(row) for row in self.rows}
+        return [row for row in self.exemplars if id(row) not in kept] + self.rows
 
 
 class SchemaLifecycle:
@@ -227,15 +243,14 @@ class SchemaLifecycle:
             self._remember(tool, entry, rows)
             return used
         self._entries.move_to_end(tool)
-        entry.hits += 1
         event = entry.validator.observe(rows)
         if event is Event.SAMPLED and entry.validator.null_to_value(rows, entry.current.dropped):
             event = Event.DRIFT
         if event is Event.DRIFT:
-            entry.rows = []
-            entry.validator = SchemaValidator(self._confirm_after)
-            entry.current = used = self._version(tool, entry.current.version + 1, rows, ())
-            self._sample(entry, rows, entry.validator.observe(rows))
+            version = entry.current.version + 1
+            entry = self._new_entry(tool, rows, version=version)
+            used = entry.current
+            self._remember(tool, entry, rows)
             return used
         used = entry.current
         self._sample(entry, rows, event)
@@ -254,12 +269,11 @@ class SchemaLifecycle:
         self._sample(entry, rows, entry.validator.observe(rows))
 
     def _sample(self, entry: _ToolEntry, rows: Sequence[Row], event: Event) -> None:
-        entry.rows.extend(rows)
-        del entry.rows[:-MAX_KEPT_ROWS]
+        entry.keep(rows)
         if event is Event.PROMOTE:
             dropped = tuple(entry.validator.always_null())
             entry.current = self._version(
-                entry.current.tool, entry.current.version + 1, entry.rows, dropped, "confirmed"
+                entry.current.tool, entry.current.version + 1, entry.sample(), dropped, "confirmed"
             )
 
     def _version(
