@@ -49,7 +49,7 @@ HINTS: dict[str, str] = {
 }
 WRAPPER_HINTS: dict[str, str] = {
     "dcp": "The {...} line first holds the other members of the object around the rows.",
-    "gcx": "Other key=value pairs are members of the object around the rows (of=).",
+    "gcx": "The rows sit under the member named by of=; pairs like total_count=4 are its siblings.",
 }
 
 
