@@ -25,6 +25,7 @@ from .errors import (
     EncodeValueError,
     UnsupportedVersionError,
 )
+from .limits import DEFAULT_LIMITS, Limits, depth_exceeds
 
 __all__ = [
     "Profile",
@@ -38,6 +39,7 @@ __all__ = [
     "reference_json",
     "loads_exact",
     "RawNumber",
+    "Limits",
 ]
 
 Profile = Literal["typed", "reference"]
@@ -455,7 +457,7 @@ def reference_json(value: Any, /) -> str:
 # ---------------------------------------------------------------------- decoding
 
 
-def _parse_header(line: str, doc: str, pos: int) -> Header:
+def _parse_header(line: str, doc: str, pos: int, limits: Limits = DEFAULT_LIMITS) -> Header:
     rest = line[4:]
     lead = len(rest) - len(rest.lstrip())
     tool: str | None = None
@@ -472,7 +474,12 @@ def _parse_header(line: str, doc: str, pos: int) -> Header:
             if key == "tool":
                 tool = unescape(value_raw)
             elif key == "fields":
-                fields = [unescape(f) for f in unescape(value_raw).split(",")]
+                listed = unescape(value_raw)
+                if listed.count(",") >= limits.max_cells:
+                    raise DecodeError.at(
+                        f"Header declares more than {limits.max_cells} fields", doc, at
+                    )
+                fields = [unescape(f) for f in listed.split(",")]
             else:
                 meta[key] = unescape(value_raw)
                 raw.append((key_raw, value_raw))
@@ -535,6 +542,7 @@ class _Lines:
 
     doc: str
     typed: bool
+    limits: Limits = DEFAULT_LIMITS
     header: Header | None = None
     comments: list[str] = field(default_factory=list)
     nest: list[tuple[str, tuple[str, ...], str]] | None = None
@@ -545,8 +553,11 @@ class _Lines:
             text = text[:-1]
         if not text:
             return None
+        limits = self.limits
+        if len(text) > limits.max_line:
+            raise DecodeError.at(f"Line is longer than {limits.max_line} characters", self.doc, pos)
         if text.startswith("GCX1"):
-            self.header = _parse_header(text, self.doc, pos)
+            self.header = _parse_header(text, self.doc, pos, limits)
             self.comments = []
             self.nest = _nest_plan(self.header) if self.typed and self.header.flat else None
             return self.header
@@ -555,6 +566,8 @@ class _Lines:
         if text[0] == "#":
             self.comments.append(text[1:])
             return None
+        if self.typed and text.count("[") + text.count("{") > limits.max_depth:
+            self._check_depth(text, pos)
         try:
             header = self.header
             row = decode_row(text, header.fields, self.typed, header.empty_null, header.floats)
@@ -562,9 +575,27 @@ class _Lines:
         except DecodeError as exc:
             raise DecodeError.at(exc.msg, self.doc, pos + exc.pos) from None
 
+    def _check_depth(self, text: str, pos: int) -> None:
+        # Only lines holding that many brackets get here; find the cell that nests too deep.
+        start = 0
+        for cell in text.split("\t"):
+            if cell[:1] in ("[", "{") and depth_exceeds(unescape(cell), self.limits.max_depth):
+                raise DecodeError.at(
+                    f"JSON literal nests deeper than {self.limits.max_depth} levels",
+                    self.doc,
+                    pos + start,
+                )
+            start += len(cell) + 1
 
-def _sections(doc: str, typed: bool) -> list[tuple[Header, list[dict[str, Any]], list[str]]]:
-    state = _Lines(doc, typed)
+
+def _sections(
+    doc: str, typed: bool, limits: Limits = DEFAULT_LIMITS
+) -> list[tuple[Header, list[dict[str, Any]], list[str]]]:
+    if len(doc) > limits.max_size:
+        raise DecodeError.at(
+            f"Input is longer than {limits.max_size} characters", doc, limits.max_size
+        )
+    state = _Lines(doc, typed, limits)
     out: list[tuple[Header, list[dict[str, Any]], list[str]]] = []
     pos = 0
     for text in doc.split("\n"):
@@ -588,12 +619,12 @@ def _as_text(data: str | bytes) -> str:
         raise DecodeError(f"Input is not UTF-8: {exc.reason}", "", exc.start) from None
 
 
-def parse(text: str | bytes, /) -> list[Section]:
+def parse(text: str | bytes, /, *, limits: Limits = DEFAULT_LIMITS) -> list[Section]:
     """Parse GCX1 into sections of strings, exactly as the reference decoders read it."""
     doc = _as_text(text)
     return [
         Section(h.tool, list(h.fields), dict(h.meta), rows, comments)
-        for h, rows, comments in _sections(doc, typed=False)
+        for h, rows, comments in _sections(doc, False, limits)
     ]
 
 
@@ -662,7 +693,7 @@ def _build(doc: str, sections: list[tuple[Header, list[dict[str, Any]], list[str
     return obj
 
 
-def decode(text: str | bytes, /, *, typed: bool = True) -> Any:
+def decode(text: str | bytes, /, *, typed: bool = True, limits: Limits = DEFAULT_LIMITS) -> Any:
     """Decode GCX1 text.
 
     ``typed=True`` (default) returns the JSON value ``encode`` was given, and
@@ -670,11 +701,12 @@ def decode(text: str | bytes, /, *, typed: bool = True) -> Any:
     what reference decoders return, every cell a string:
     ``{"tool": ..., "sections": [{"tool", "fields", "meta", "rows"}, ...]}``.
 
-    Raises DecodeError (UnsupportedVersionError for ``GCX2`` and later) with line and column.
+    Raises DecodeError (UnsupportedVersionError for ``GCX2`` and later) with line
+    and column, also for input past one of the ``limits``.
     """
     doc = _as_text(text)
     if not typed:
-        sections = parse(doc)
+        sections = parse(doc, limits=limits)
         return {
             "tool": sections[0].tool,
             "sections": [
@@ -683,7 +715,7 @@ def decode(text: str | bytes, /, *, typed: bool = True) -> Any:
             ],
         }
     try:
-        return _build(doc, _sections(doc, typed=True))
+        return _build(doc, _sections(doc, True, limits))
     except RecursionError:
         raise DecodeError("Input is nested too deeply", doc) from None
 
@@ -737,18 +769,21 @@ class Decoder:
     :meth:`close` flushes a final line that had no LF. Memory stays O(one line).
     """
 
-    def __init__(self, *, typed: bool = True) -> None:
+    def __init__(self, *, typed: bool = True, limits: Limits = DEFAULT_LIMITS) -> None:
         self.typed = typed
-        self._state = _Lines("", typed)
+        self.limits = limits
+        self._state = _Lines("", typed, limits)
         self._utf8 = codecs.getincrementaldecoder("utf-8")()
-        self._pending = ""
+        # The unfinished line, in pieces: joining only at its LF keeps feeding O(n).
+        self._pending: list[str] = []
+        self._pending_len = 0
         self._pos = 0
         self._line = 1
         self.headers: list[Header] = []
 
     def decode(self, text: str | bytes, /) -> Any:
         """Decode a whole payload, as :func:`decode` does."""
-        return decode(text, typed=self.typed)
+        return decode(text, typed=self.typed, limits=self.limits)
 
     def feed(self, chunk: str | bytes) -> list[tuple[Header, dict[str, Any]]]:
         """Take the next chunk; return the rows it completed."""
@@ -759,14 +794,26 @@ class Decoder:
                 text = self._utf8.decode(chunk)
             except UnicodeDecodeError as exc:
                 raise DecodeError(f"Input is not UTF-8: {exc.reason}", "", self._pos) from None
-        lines = (self._pending + text).split("\n")
-        self._pending = lines.pop()
+        if "\n" not in text:
+            self._pending.append(text)
+            self._pending_len += len(text)
+            if self._pending_len > self.limits.max_line:
+                msg = f"Line is longer than {self.limits.max_line} characters"
+                raise DecodeError(msg, "", self._pos, self._line, 1)
+            return []
+        lines = text.split("\n")
+        if self._pending:
+            lines[0] = "".join(self._pending) + lines[0]
+        tail = lines.pop()
+        self._pending = [tail] if tail else []
+        self._pending_len = len(tail)
         return self._take(lines)
 
     def close(self) -> list[tuple[Header, dict[str, Any]]]:
         """End of input: the final unterminated line's row, if any."""
-        tail = self._pending + self._utf8.decode(b"", final=True)
-        self._pending = ""
+        tail = "".join(self._pending) + self._utf8.decode(b"", final=True)
+        self._pending = []
+        self._pending_len = 0
         rows = self._take([tail] if tail else [])
         if not self.headers:
             raise DecodeError("Input holds no `GCX1` header", "", self._pos)

@@ -1,0 +1,50 @@
+"""Caps that keep decoders bounded on hostile or broken input.
+
+Every decoder takes ``limits=`` (a :class:`Limits`); going past one raises
+DecodeError with the position where it happened. The defaults are generous
+enough for any real tool response.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Final
+
+__all__ = ["Limits", "DEFAULT_LIMITS", "depth_exceeds"]
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Decoder caps. Each is a count of characters, cells or levels."""
+
+    #: Characters in one whole payload given to ``decode``/``parse``.
+    max_size: int = 1 << 30
+    #: Characters in one line (a header or a row); also bounds a stream's buffer.
+    max_line: int = 64 << 20
+    #: Fields in a header, and so cells in a row.
+    max_cells: int = 1 << 16
+    #: Nesting of arrays and objects inside one JSON literal cell.
+    max_depth: int = 512
+
+
+DEFAULT_LIMITS: Final = Limits()
+
+# Brackets outside strings; a string is skipped whole (escapes included).
+_BRACKETS: Final = re.compile(r'"(?:[^"\\]|\\.)*"?|[\[\]{}]')
+
+
+def depth_exceeds(text: str, limit: int) -> bool:
+    """Whether the JSON text nests arrays/objects deeper than ``limit`` levels."""
+    if len(text) <= limit:  # every level needs an opening bracket
+        return False
+    depth = 0
+    for match in _BRACKETS.finditer(text):
+        c = match.group()
+        if c == "[" or c == "{":
+            depth += 1
+            if depth > limit:
+                return True
+        elif c == "]" or c == "}":
+            depth -= 1
+    return False

@@ -1,0 +1,79 @@
+"""Decoder caps: every limit raises DecodeError where it is crossed, never earlier."""
+
+from __future__ import annotations
+
+import pytest
+
+from gcxwire import gcx
+from gcxwire.errors import DecodeError
+from gcxwire.limits import DEFAULT_LIMITS, Limits, depth_exceeds
+
+
+def test_defaults_are_generous() -> None:
+    assert DEFAULT_LIMITS.max_line == 64 * 1024 * 1024
+    assert DEFAULT_LIMITS.max_depth == 512
+
+
+def test_max_size() -> None:
+    text = gcx.encode([{"a": "x" * 50}], tool="t")
+    assert gcx.decode(text, limits=Limits(max_size=len(text))) == [{"a": "x" * 50}]
+    with pytest.raises(DecodeError, match="longer than 40 characters"):
+        gcx.decode(text, limits=Limits(max_size=40))
+    with pytest.raises(DecodeError, match="longer than 40 characters"):
+        gcx.parse(text, limits=Limits(max_size=40))
+
+
+def test_max_line() -> None:
+    text = "GCX1 tool=t fields=a\nshort\n" + "y" * 100
+    with pytest.raises(DecodeError, match="Line is longer than 50") as info:
+        gcx.decode(text, limits=Limits(max_line=50))
+    assert (info.value.lineno, info.value.colno) == (3, 1)
+    assert gcx.decode(text, limits=Limits(max_line=100))[1] == {"a": "y" * 100}
+
+
+def test_max_cells() -> None:
+    header = "GCX1 tool=t fields=" + ",".join(f"f{i}" for i in range(10))
+    assert len(gcx.parse(header, limits=Limits(max_cells=10))[0].fields) == 10
+    with pytest.raises(DecodeError, match="more than 9 fields"):
+        gcx.parse(header, limits=Limits(max_cells=9))
+
+
+@pytest.mark.parametrize("typed", [True, False])
+def test_max_depth_of_literal_cells(typed: bool) -> None:
+    deep = "[" * 30 + "]" * 30
+    text = f"GCX1 tool=t fields=a,b\nx\t{deep}"
+    if not typed:  # untyped cells are strings: no literal is parsed
+        assert gcx.parse(text, limits=Limits(max_depth=10))[0].rows[0]["b"] == deep
+        return
+    value = gcx.decode(text, limits=Limits(max_depth=30))[0]["b"]
+    depth = 0
+    while value:
+        value, depth = value[0], depth + 1
+    assert depth == 29 and value == []
+    with pytest.raises(DecodeError, match="deeper than 29 levels") as info:
+        gcx.decode(text, limits=Limits(max_depth=29))
+    assert (info.value.lineno, info.value.colno) == (2, 3)
+
+
+def test_brackets_inside_strings_do_not_count() -> None:
+    text = '["' + "[" * 40 + '"]'
+    assert not depth_exceeds(text, 5)
+    assert depth_exceeds("[" * 6 + "]" * 6, 5)
+    assert not depth_exceeds('[["\\"[[[[[[["]]', 3)
+
+
+def test_stream_buffer_is_bounded() -> None:
+    dec = gcx.Decoder(limits=Limits(max_line=100))
+    dec.feed("GCX1 tool=t fields=a\n")
+    dec.feed("z" * 60)
+    with pytest.raises(DecodeError, match="Line is longer than 100"):
+        dec.feed("z" * 60)
+
+
+def test_stream_of_many_small_chunks_joins_lines_once() -> None:
+    dec = gcx.Decoder()
+    dec.feed("GCX1 tool=t fields=a\n")
+    for _ in range(10_000):
+        assert dec.feed("ab") == []
+    [(_, row)] = dec.feed("\n")
+    assert row == {"a": "ab" * 10_000}
