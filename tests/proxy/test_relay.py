@@ -321,3 +321,12 @@ def test_a_cancelled_request_is_forwarded_and_no_longer_answered_by_the_proxy() 
             assert status == 0 and rest == b""
 
     run(scenario())
+
+
+def test_cwd_option_sets_the_server_working_directory(tmp_path: Path) -> None:
+    async def scenario() -> None:
+        async with RawProxy(LINE_SERVER, "--cwd", str(tmp_path)) as proxy:
+            await proxy.send(req(1, "cwd"))
+            assert (await proxy.recv())["result"]["cwd"] == str(tmp_path.resolve())
+
+    run(scenario())

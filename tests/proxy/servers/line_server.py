@@ -10,7 +10,7 @@ so a test knows byte for byte what the server wrote and in which order.
 - ``stray``: a line that is not JSON, then the answer.
 - ``hold``: no answer (stays in flight).
 - ``crash``: exits at once with ``params.status``.
-- ``env``: the value of the variable ``params.name``.
+- ``env``: the value of the variable ``params.name``; ``cwd``: the working directory.
 Anything else, and a line that is not JSON, gets no answer.
 ``--ignore-eof`` keeps it running after stdin closes (a server that needs SIGTERM);
 ``--ignore-term`` also ignores SIGTERM (one that needs SIGKILL).
@@ -71,6 +71,8 @@ def main() -> None:
         elif method == "crash":
             sys.stdout.flush()
             os._exit(params.get("status", 3))
+        elif method == "cwd":
+            write({"jsonrpc": "2.0", "id": rid, "result": {"cwd": os.getcwd()}})
         elif method == "env":
             write(
                 {"jsonrpc": "2.0", "id": rid, "result": {"value": os.environ.get(params["name"])}}
