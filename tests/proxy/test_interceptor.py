@@ -296,3 +296,8 @@ def test_forced_dcp_passes_what_dcp_cannot_carry() -> None:
     # The gateway dialect writes an absent key as null: not exact, so not used.
     new = interceptor("--format", "dcp").rewrite_tool_result("t", text_result(sparse))
     assert new is None or select.decode(encoded(new)) == sparse
+
+
+def test_max_fields_without_presets_caps_every_tool() -> None:
+    text = encoded(interceptor("--max-fields", "2").rewrite_tool_result("t", text_result(rows(10))))
+    assert select.decode(text) == [{"id": r["id"], "login": r["login"]} for r in rows(10)]

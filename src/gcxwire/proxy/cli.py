@@ -14,7 +14,7 @@ from .framing import open_stdio
 from .interceptor import ResponseInterceptor
 from .lifecycle import SchemaLifecycle, SchemaVersion
 from .options import ProxyOptions, parse_options
-from .presets import PresetError, load_filters, load_schema_defs
+from .presets import FieldFilter, PresetError, load_filters, load_schema_defs
 from .relay import Relay
 from .stats import ProxyStats
 from .upstream import Upstream
@@ -61,7 +61,7 @@ def build_interceptor(options: ProxyOptions, stats: ProxyStats) -> ResponseInter
     """The interceptor for one upstream, with its own lifecycle, presets and filters."""
     dcp_module = optional_codec("dcp")
     dcp = DcpCodec(dcp_module) if dcp_module is not None else None
-    filters = {}
+    filters: dict[str, FieldFilter] = {}
     presets: dict[str, SchemaVersion] = {}
     if options.presets is not None:
         filters = load_filters(options.presets, options.server_name, options.max_fields)
@@ -69,7 +69,7 @@ def build_interceptor(options: ProxyOptions, stats: ProxyStats) -> ResponseInter
             for tool, definition in load_schema_defs(options.presets).items():
                 presets[tool] = dcp.from_def(definition)
     elif options.max_fields is not None:
-        filters = load_filters(os.devnull, options.server_name, options.max_fields)
+        filters = {"*": FieldFilter(max_fields=options.max_fields)}
     lifecycle = None
     if dcp is not None:
         lifecycle = SchemaLifecycle(
