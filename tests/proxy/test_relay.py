@@ -330,3 +330,17 @@ def test_cwd_option_sets_the_server_working_directory(tmp_path: Path) -> None:
             assert (await proxy.recv())["result"]["cwd"] == str(tmp_path.resolve())
 
     run(scenario())
+
+
+def test_sigterm_stops_the_server_like_client_eof() -> None:
+    async def scenario() -> None:
+        async with RawProxy(LINE_SERVER, "--log-level", "info") as proxy:
+            await proxy.send(req(1, "echo", {}))
+            await proxy.recv()
+            assert proxy.process is not None
+            proxy.process.send_signal(signal.SIGTERM)
+            status, rest, err = await proxy.wait()
+            assert status == 0 and rest == b""  # the server exited on stdin EOF
+            assert b"line_server exited with status 0" in err
+
+    run(scenario())
