@@ -127,7 +127,7 @@ class ResponseInterceptor:
         counters.bytes_after += len(after.encode())
         counters.tokens_before += codecs.count_tokens(before)
         counters.tokens_after += codecs.count_tokens(after)
-        return new
+        return None if new == result else new  # nothing to slim: the original bytes go out
 
     # -- tools/call -----------------------------------------------------------
 
