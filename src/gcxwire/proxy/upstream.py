@@ -73,10 +73,6 @@ class Upstream:
             raise RuntimeError(f"upstream {self.name!r} is not started")
         return self._process
 
-    @property
-    def returncode(self) -> int | None:
-        return None if self._process is None else self._process.returncode
-
     async def readline(self) -> bytes | None:
         """The next line the server wrote, or ``None`` once its stdout is closed."""
         if self._lines is None:
