@@ -1,0 +1,111 @@
+"""Print the speed ratio table: gcxwire against orjson and TOON, extension against pure twin.
+
+Everything is measured in this one process on the same rows (bench/speed/workloads.py).
+Throughput ratios: ``ours/orjson = time(orjson) / time(ours)``, so 0.5 means half
+orjson's speed and 2 means twice it. Usage::
+
+    python bench/ratios.py            # all sizes, plus the 50 MB streaming decode
+    python bench/ratios.py --quick    # 5 and 50 rows, 2 MB stream
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import platform
+import sys
+import timeit
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent / "speed"))
+
+from streaming import stream_decode  # noqa: E402
+from workloads import QUICK_SIZES, SHAPES, SIZES, TOOL, TWINS, codecs, twin  # noqa: E402
+
+import gcxwire  # noqa: E402
+
+
+def best_time(fn: Callable[[Any], Any], arg: Any, budget: float) -> float:
+    """Seconds per call: the best of 5 repeats of a loop lasting about ``budget / 5``."""
+    timer = timeit.Timer(lambda: fn(arg))
+    number = 1
+    while True:
+        if timer.timeit(number) * 5 >= budget or number >= 1 << 20:
+            break
+        number *= 2
+    return min(timer.repeat(5, number)) / number
+
+
+def measure(shape: str, size: int, budget: float) -> dict[str, float]:
+    """Seconds per call for every codec/direction/twin on one table."""
+    rows = SHAPES[shape](size)
+    times: dict[str, float] = {}
+    for name, (encode, decode) in codecs(TOOL[shape]).items():
+        text = encode(rows)
+        # The official TOON package is ~100x slower; one short budget is plenty.
+        b = budget / 4 if name == "toon-format" else budget
+        for t in TWINS if name.startswith("gcx") else ("",):
+            suffix = f"[{t}]" if t else ""
+            with twin(t) if t else contextlib.nullcontext():
+                times[f"{name}{suffix} enc"] = best_time(encode, rows, b)
+                times[f"{name}{suffix} dec"] = best_time(decode, text, b)
+    return times
+
+
+def ratio(a: float | None, b: float | None) -> str:
+    return "n/a" if a is None or b is None else f"{a / b:.2f}"
+
+
+def table(results: dict[tuple[str, int], dict[str, float]]) -> list[str]:
+    best = "gcx-typed[ext]" if "ext" in TWINS else "gcx-typed[py]"
+    lines = [
+        "| table | rows | dir | GCX1 typed µs | ours/orjson | ours/toons | ext/py | "
+        "reference ours/orjson | reference ext/py | DCP/orjson | toons/orjson | "
+        "toon-format/orjson |",
+        "|---|--:|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|",
+    ]
+    for (shape, size), t in results.items():
+        for d in ("enc", "dec"):
+            ours = t[f"{best} {d}"]
+            orj = t[f"orjson {d}"]
+            toons = t.get(f"toons {d}")
+            py = t.get(f"gcx-typed[py] {d}")
+            ref = t.get(f"gcx-reference[ext] {d}", t.get(f"gcx-reference[py] {d}"))
+            ref_py = t.get(f"gcx-reference[py] {d}")
+            lines.append(
+                f"| {shape} | {size:,} | {d} | {ours * 1e6:,.0f} | {ratio(orj, ours)} | "
+                f"{ratio(toons, ours)} | {ratio(py, ours) if 'ext' in TWINS else 'n/a'} | "
+                f"{ratio(orj, ref)} | {ratio(ref_py, ref) if 'ext' in TWINS else 'n/a'} | "
+                f"{ratio(orj, t['dcp ' + d])} | {ratio(orj, toons)} | "
+                f"{ratio(orj, t.get(f'toon-format {d}'))} |"
+            )
+    return lines
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="small tables and a 2 MB stream")
+    parser.add_argument("--budget", type=float, default=0.5, help="seconds per measurement")
+    args = parser.parse_args()
+    sizes = QUICK_SIZES if args.quick else SIZES
+    print(
+        f"gcxwire {gcxwire.__version__}, Python {platform.python_version()}, "
+        f"{platform.machine()}, twins measured: {', '.join(TWINS)}\n"
+    )
+    results = {(s, n): measure(s, n, args.budget) for s in SHAPES for n in sizes}
+    print("\n".join(table(results)))
+
+    total = (2 if args.quick else 50) << 20
+    fast = stream_decode(total, trace=False)
+    traced = stream_decode(total)
+    print(
+        f"\nStreaming decode (gcx.Decoder.feed, 64 KiB chunks): {fast.size / 2**20:.1f} MB, "
+        f"{fast.rows:,} rows, {fast.size / fast.seconds / 2**20:.1f} MB/s; "
+        f"tracemalloc peak {traced.peak / 1024:,.0f} KiB"
+    )
+
+
+if __name__ == "__main__":
+    main()
