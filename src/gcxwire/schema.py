@@ -105,12 +105,14 @@ def flatten(
     *,
     max_depth: int | None = 3,
     leaf_paths: frozenset[Path] = frozenset(),
+    opened: dict[Path, bool] | None = None,
 ) -> dict[Path, Any]:
     """Flatten nested objects to ``{path: value}`` in first-seen order.
 
     An object under a key whose path has at most ``max_depth`` segments is opened (``None``: no
     limit); arrays, null, scalars and deeper objects are leaves. Paths in ``leaf_paths`` are
-    never opened. An empty object yields no paths, as in dcp-wrap.
+    never opened. An empty object yields no paths, as in dcp-wrap. ``opened`` collects each
+    opened path, false once a record has it empty or with a key that is empty or holds ``.``.
     """
     out: dict[Path, Any] = {}
 
@@ -130,6 +132,9 @@ def flatten(
                 and path not in leaf_paths
             ):
                 walk(value, path)
+                if opened is not None:
+                    rebuildable = bool(value) and all(k and "." not in k for k in value)
+                    opened[path] = opened.get(path, True) and rebuildable
             else:
                 out[path] = value
 
@@ -508,35 +513,6 @@ def _category(name: str, nonnull: list[Any]) -> int:
     return 5
 
 
-def _object_paths_to_keep(
-    records: Sequence[dict[str, Any]], max_depth: int | None
-) -> frozenset[Path]:
-    """Object paths that cannot be flattened without loss (for ``naming="path"``).
-
-    A path is flattened only if, in every record that has it, the value is a non-empty object
-    whose keys are non-empty and hold no ``.``; otherwise it stays one opaque JSON leaf.
-    """
-    unsafe: set[Path] = set()
-    seen_object: set[Path] = set()
-
-    def walk(obj: dict[str, Any], prefix: Path) -> None:
-        for key, value in obj.items():
-            path = prefix + (key,)
-            if max_depth is not None and len(path) > max_depth:
-                continue
-            if isinstance(value, dict):
-                seen_object.add(path)
-                if not value or any("." in k or not k for k in value):
-                    unsafe.add(path)
-                walk(value, path)
-            else:
-                unsafe.add(path)
-
-    for record in records:
-        walk(record, ())
-    return frozenset(unsafe & seen_object)
-
-
 def infer_schema(
     records: Any,
     *,
@@ -578,12 +554,18 @@ def infer_schema(
     renames = dict(field_names or {})
 
     flats = []
+    opened: dict[Path, bool] = {}
     for index, record in enumerate(rows):
         try:
-            flats.append(flatten(record, max_depth=max_depth))
+            flats.append(flatten(record, max_depth=max_depth, opened=opened))
         except EncodeTypeError as exc:
             raise exc.relocated(f"{prefix}[{index}]") from None
-    keep_whole = _object_paths_to_keep(rows, max_depth) if naming == "path" else frozenset()
+    keep_whole: frozenset[Path] = frozenset()
+    if naming == "path":
+        # an object that is sometimes something else, empty, or has keys a dot path cannot
+        # name stays one opaque value, so the header's dot paths always rebuild it
+        leaves = {path for flat in flats for path in flat}
+        keep_whole = frozenset(p for p, ok in opened.items() if not ok or p in leaves)
     columns: dict[Path, _Column] = {}
     for index, record in enumerate(rows):
         flat = (
