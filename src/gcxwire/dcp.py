@@ -262,10 +262,10 @@ def encode(
         raise EncodeTypeError(f"schema must be a DcpSchema, not {type(schema).__name__}", "$")
     try:
         text = _encode(records, schema, style, dialect, domain, density, text_key)
+        if exact:
+            _require_exact(records, text, schema, text_key)
     except RecursionError:
         raise EncodeValueError("value is nested too deeply", "$") from None
-    if exact:
-        _require_exact(records, text, schema, text_key)
     return text
 
 
@@ -279,7 +279,7 @@ def _encode(
     text_key: str | None,
 ) -> str:
     members, key, items = unwrap(records)
-    prefix = f"$.{key}" if key is not None else "$"
+    prefix = json_path("$", key) if key is not None else "$"
     for i, record in enumerate(items):
         if not isinstance(record, dict):
             kind = "null" if record is None else type(record).__name__
@@ -324,7 +324,9 @@ def _encode(
             elif cls is float and math.isfinite(value):
                 cells.append(value)
             else:
-                where = f"{prefix}[{r}].{'.'.join(paths[i])}"
+                where = json_path(prefix, r)
+                for segment in paths[i]:
+                    where = json_path(where, segment)
                 _check_json(value, where)
                 if sub is not None and isinstance(value, list):
                     cells.append(_nested_cell(value, sub, style, where))
@@ -352,7 +354,7 @@ def _nested_cell(value: list[Any], sub: DcpSchema, style: _Style, where: str) ->
 
 def _text_line(record: dict[str, Any], text_key: str, where: str) -> str:
     value = resolve(record, split_path(text_key))
-    where = f"{where}.{text_key}"
+    where = f"{where}.{text_key}"  # the dot path as given
     if not isinstance(value, str):
         raise EncodeTypeError("a text line needs a string at text_key", where)
     if "\n" in value or "\r" in value:
@@ -371,7 +373,7 @@ def _metadata_line(wrapper: dict[str, Any], key: str, domain: str, style: _Style
         if name != key and isinstance(value, str) and value == _PLACEHOLDER:
             raise EncodeValueError(
                 f"wrapper member {name!r} holds {_PLACEHOLDER!r}, DCP's table placeholder",
-                f"$.{name}",
+                json_path("$", name),
             )
     if wrapper.get("$dcp") == "schema":
         raise EncodeValueError('a wrapper with "$dcp": "schema" reads as a schema header', "$")
@@ -385,7 +387,7 @@ def _metadata_line(wrapper: dict[str, Any], key: str, domain: str, style: _Style
 def _require_exact(value: Any, text: str, schema: DcpSchema | None, text_key: str | None) -> None:
     try:
         back = decode(text, schema=schema, text_key=text_key)
-    except DecodeError as exc:  # pragma: no cover - our own output always parses
+    except DecodeError as exc:  # a bug if it happens: say so rather than pass the text on
         raise EncodeValueError(f"DCP output does not decode: {exc}", "$") from None
     diff = _first_difference(value, back, "$")
     if diff is not None:
@@ -402,7 +404,7 @@ def _first_difference(a: Any, b: Any, path: str) -> tuple[str, str] | None:
         if list(a) != list(b):
             return path, f"keys {list(a)} read back as {list(b)}"
         for key in a:
-            found = _first_difference(a[key], b[key], f"{path}.{key}")
+            found = _first_difference(a[key], b[key], json_path(path, key))
             if found is not None:
                 return found
         return None
@@ -410,7 +412,7 @@ def _first_difference(a: Any, b: Any, path: str) -> tuple[str, str] | None:
         if len(a) != len(b):
             return path, f"{len(a)} items read back as {len(b)}"
         for i, (x, y) in enumerate(zip(a, b)):
-            found = _first_difference(x, y, f"{path}[{i}]")
+            found = _first_difference(x, y, json_path(path, i))
             if found is not None:
                 return found
         return None
@@ -433,7 +435,6 @@ def same_value(a: Any, b: Any) -> bool:
 class _Line:
     text: str
     start: int  # offset of the line in the document
-    number: int  # 1-based
 
 
 class _Reader:
@@ -443,8 +444,8 @@ class _Reader:
         self.doc = doc
         self.lines: list[_Line] = []
         start = 0
-        for number, text in enumerate(doc.split("\n"), 1):
-            self.lines.append(_Line(text, start, number))
+        for text in doc.split("\n"):
+            self.lines.append(_Line(text, start))
             start += len(text) + 1
         if self.lines and self.lines[-1].text == "" and len(self.lines) > 1:
             self.lines.pop()  # one trailing newline is allowed
@@ -593,8 +594,10 @@ def _read_header(reader: _Reader, line: _Line, value: Any) -> _Header:
         if count is not None and count != len(names):
             raise reader.error(f"fieldCount {count} differs from {len(names)} fields", line)
         return _Header(sid, names, len(names), True)
-    if not isinstance(value, list) or not value:
+    if not isinstance(value, list):
         raise reader.error("expected a $S header array", line)
+    if not value:  # density L0 naming no fields
+        return _Header(None, [], None, True)
     if value[0] != "$S":
         if all(isinstance(n, str) for n in value):  # density L0: names only
             return _Header(None, value, None, True)
