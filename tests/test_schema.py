@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from gcxwire.errors import EncodeError, EncodeTypeError
+from gcxwire.errors import DecodeError, EncodeError, EncodeTypeError
 from gcxwire.schema import (
     ABSENT,
     DcpSchema,
@@ -319,3 +319,17 @@ def test_registry_loads_dcp_wrap_cli_folder() -> None:
     registry = SchemaRegistry(DCP / "cli" / "dcp-schemas")
     found = registry.get("api-flat:v1")
     assert found is not None and found.paths["latency_ms"] == ("latency_ms",)
+
+
+def test_registry_names_a_broken_file(tmp_path: Path) -> None:
+    (tmp_path / "x.v1.json").write_text('{"$dcp": "schema",\n "id": }')
+    with pytest.raises(DecodeError) as info:
+        SchemaRegistry(tmp_path)
+    assert info.value.lineno == 2 and "x.v1.json" in info.value.msg
+
+
+def test_schema_does_not_touch_the_callers_paths() -> None:
+    given = {"a": ("x", "a")}
+    schema = DcpSchema(id="d:v1", fields=("a", "b"), paths=given)
+    assert given == {"a": ("x", "a")}
+    assert schema.paths == {"a": ("x", "a"), "b": ("b",)}

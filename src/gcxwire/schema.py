@@ -15,7 +15,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from .errors import EncodeTypeError, EncodeValueError
+from .errors import DecodeError, EncodeTypeError, EncodeValueError
 
 __all__ = [
     "ABSENT",
@@ -235,13 +235,17 @@ class DcpSchema:
     __hash__ = None  # type: ignore[assignment]  # holds dicts; compared by value only
 
     def __post_init__(self) -> None:
-        if len(set(self.fields)) != len(self.fields):
+        fields = tuple(self.fields)
+        if not isinstance(self.id, str) or "#" in self.id:
+            raise EncodeValueError(f"schema id {self.id!r} must be a string without '#'", "$")
+        if not all(isinstance(name, str) for name in fields):
+            raise EncodeValueError(f"schema {self.id!r} has a field name that is not a string", "$")
+        if len(set(fields)) != len(fields):
             raise EncodeValueError(f"schema {self.id!r} has duplicate field names", "$")
-        if "#" in self.id:
-            raise EncodeValueError(f"schema id {self.id!r} must not contain '#'", "$")
-        for name in self.fields:
-            if name not in self.paths:
-                self.paths[name] = (name,)
+        # a field without a path reads the key of its own name (the caller's dict is not touched)
+        paths = {name: tuple(self.paths.get(name, (name,))) for name in fields}
+        object.__setattr__(self, "fields", fields)
+        object.__setattr__(self, "paths", paths)
 
     @property
     def field_count(self) -> int:
@@ -431,19 +435,26 @@ class SchemaRegistry:
             if not name.endswith(".json") or name.endswith(".mapping.json"):
                 continue
             path = os.path.join(self.folder, name)
-            with open(path, encoding="utf-8") as src:
-                definition = json.load(src)
+            definition = _read_json(path)
             if not isinstance(definition, dict) or definition.get("$dcp") != "schema":
                 continue
             mapping = None
             mapping_path = path[: -len(".json")] + ".mapping.json"
             if os.path.exists(mapping_path):
-                with open(mapping_path, encoding="utf-8") as src:
-                    mapping = json.load(src)
+                mapping = _read_json(mapping_path)
             schema = DcpSchema.from_def(definition, mapping)
             self._schemas[schema.id] = schema
             loaded.append(schema.id)
         return loaded
+
+
+def _read_json(path: str) -> Any:
+    with open(path, encoding="utf-8") as src:
+        text = src.read()
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise DecodeError.at(f"{path}: {exc.msg}", text, exc.pos) from None
 
 
 # --- inference -------------------------------------------------------------------------------
