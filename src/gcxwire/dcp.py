@@ -299,10 +299,15 @@ def _encode(
         _check_json(members, "$")
 
     paths = [schema.paths[name] for name in schema.fields]
-    grid = [[resolve(record, path) for path in paths] for record in items]
-    active = [i for i in range(len(paths)) if any(row[i] is not ABSENT for row in grid)]
+    # column by column: a top-level key is one dict lookup per record
+    columns = [
+        [r.get(p[0], ABSENT) for r in items] if len(p) == 1 else [resolve(r, p) for r in items]
+        for p in paths
+    ]
+    active = [i for i, column in enumerate(columns) if any(v is not ABSENT for v in column)]
     if not items:
         active = list(range(len(paths)))
+    grid = list(zip(*(columns[i] for i in active))) if active else [()] * len(items)
     mask = sum(schema.field_bit(i) for i in active)
     names = [schema.fields[i] for i in active]
     subs = [schema.nest.get(name) for name in names]
@@ -314,8 +319,7 @@ def _encode(
     absent = style.absent
     for r, row in enumerate(grid):
         cells: list[Any] = []
-        for i, sub in zip(active, subs):
-            value = row[i]
+        for i, sub, value in zip(active, subs, row):
             cls = type(value)
             if value is ABSENT or value is None:
                 cells.append(absent)
@@ -675,13 +679,17 @@ def _flat_builder(
     names: list[str], dash_absent: bool, expand_paths: bool
 ) -> Callable[[list[Any], _Line], dict[str, Any]]:
     paths = _tree_paths(names) if expand_paths else None
+    if paths is None:  # flat records: the common case, kept to one comprehension
+        if dash_absent:
+            return lambda row, line: {n: v for n, v in zip(names, row) if v != "-"}
+        return lambda row, line: dict(zip(names, row))
 
     def build(row: list[Any], line: _Line) -> dict[str, Any]:
         record: dict[str, Any] = {}
         for i, value in enumerate(row):
             if dash_absent and value == "-" and isinstance(value, str):
                 continue
-            if paths is None or len(paths[i]) == 1:
+            if len(paths[i]) == 1:
                 record[names[i]] = value
             else:
                 _put(record, paths[i], value)
