@@ -104,6 +104,26 @@ def _loads(line: str, long_digits: bool = True) -> Any:
     return json.loads(line, parse_constant=_reject_constant, parse_float=_finite_float)
 
 
+def _is_plain_json(value: Any) -> bool:
+    """The fast check: plain JSON types only (a subclass or an error goes to ``_check_json``)."""
+    cls = type(value)
+    if cls is str or cls is int or cls is bool or value is None:
+        return True
+    if cls is float:
+        return math.isfinite(value)
+    if cls is list:
+        for item in value:
+            if not _is_plain_json(item):
+                return False
+        return True
+    if cls is dict:
+        for key, item in value.items():
+            if type(key) is not str or not _is_plain_json(item):
+                return False
+        return True
+    return False
+
+
 def _check_json(value: Any, path: str) -> None:
     """Raise ``EncodeError`` (with the JSONPath) for anything JSON cannot carry exactly."""
     if value is None or isinstance(value, (str, bool, int)):
@@ -328,12 +348,10 @@ def _encode(
             elif cls is float and math.isfinite(value):
                 cells.append(value)
             else:
-                where = json_path(prefix, r)
-                for segment in paths[i]:
-                    where = json_path(where, segment)
-                _check_json(value, where)
+                if not _is_plain_json(value):
+                    _check_json(value, _cell_path(prefix, r, paths[i]))
                 if sub is not None and isinstance(value, list):
-                    cells.append(_nested_cell(value, sub, style, where))
+                    cells.append(_nested_cell(value, sub, style, _cell_path(prefix, r, paths[i])))
                 else:
                     cells.append(_cell(value, style))
         if density == 4:
@@ -343,6 +361,13 @@ def _encode(
         if text_key is not None:
             lines.append(_text_line(items[r], text_key, f"{prefix}[{r}]"))
     return "\n".join(lines)
+
+
+def _cell_path(prefix: str, row: int, path: tuple[str, ...]) -> str:
+    where = json_path(prefix, row)
+    for segment in path:
+        where = json_path(where, segment)
+    return where
 
 
 def _nested_cell(value: list[Any], sub: DcpSchema, style: _Style, where: str) -> Any:

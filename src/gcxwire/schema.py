@@ -87,10 +87,7 @@ def _check_record(record: Any, where: str) -> dict[str, Any]:
     if not isinstance(record, dict):
         kind = "null" if record is None else type(record).__name__
         raise EncodeTypeError(f"a DCP record must be a JSON object, not {kind}", where)
-    for key in record:
-        if not isinstance(key, str):
-            raise EncodeTypeError(f"object keys must be strings, not {type(key).__name__}", where)
-    return record
+    return record  # its keys are checked as it is flattened
 
 
 def json_path(parent: str, key: str | int) -> str:
@@ -116,8 +113,8 @@ def flatten(
     """
     out: dict[Path, Any] = {}
 
-    def walk(obj: Mapping[str, Any], prefix: Path) -> None:
-        for key, value in obj.items():
+    def check_keys(obj: Mapping[Any, Any], prefix: Path) -> None:
+        for key in obj:
             if not isinstance(key, str):
                 where = "$"
                 for segment in prefix:
@@ -125,12 +122,16 @@ def flatten(
                 raise EncodeTypeError(
                     f"object keys must be strings, not {type(key).__name__}", where
                 )
+
+    def walk(obj: Mapping[str, Any], prefix: Path) -> None:
+        for key, value in obj.items():
             path = prefix + (key,)
             if (
                 isinstance(value, dict)
                 and (max_depth is None or len(path) <= max_depth)
                 and path not in leaf_paths
             ):
+                check_keys(value, path)
                 walk(value, path)
                 if opened is not None:
                     rebuildable = bool(value) and all(k and "." not in k for k in value)
@@ -138,6 +139,7 @@ def flatten(
             else:
                 out[path] = value
 
+    check_keys(record, ())
     walk(record, ())
     return out
 
@@ -637,7 +639,12 @@ def infer_schema(
             for index, value in enumerate(column.values):
                 for j, item in enumerate(value if isinstance(value, list) else []):
                     where = json_path(json_path(f"{prefix}[{index}]", column.path[0]), j)
-                    pooled.append(_check_record(item, where))
+                    for key in _check_record(item, where):
+                        if not isinstance(key, str):
+                            raise EncodeTypeError(
+                                f"object keys must be strings, not {type(key).__name__}", where
+                            )
+                    pooled.append(item)
             nest_subs[name] = infer_schema(
                 pooled,
                 domain=f"{domain}.{name}",
