@@ -268,6 +268,9 @@ def test_to_def_from_def_round_trip_with_nest_schemas() -> None:
     again = DcpSchema.from_def(schema.to_def(), schema.mapping_def())
     assert again == schema
     assert again.nest["tags"].paths == {"k": ("k",)}
+    one_file = schema.to_def(with_mapping=True)
+    assert one_file["mapping"] == schema.mapping_def()
+    assert DcpSchema.from_def(json.loads(json.dumps(one_file))) == schema
 
 
 def test_from_def_reads_dcp_wrap_cli_files_and_auto_binds() -> None:

@@ -287,8 +287,12 @@ class DcpSchema:
             "paths": {name: ".".join(self.paths[name]) for name in self.fields},
         }
 
-    def to_def(self) -> dict[str, Any]:
-        """dcp-wrap's ``DcpSchemaDef`` (``schema.json``), with nested sub-schemas and mappings."""
+    def to_def(self, *, with_mapping: bool = False) -> dict[str, Any]:
+        """dcp-wrap's ``DcpSchemaDef`` (``schema.json``), with nested sub-schemas and mappings.
+
+        ``with_mapping`` adds ``"mapping": mapping_def()``, a one-file form ``from_def`` reads
+        (dcp-wrap keeps the top-level mapping in its own file and ignores the extra member).
+        """
         out: dict[str, Any] = {
             "$dcp": "schema",
             "id": self.id,
@@ -302,6 +306,8 @@ class DcpSchema:
                 name: {"schema": sub.to_def(), "mapping": sub.mapping_def()}
                 for name, sub in self.nest.items()
             }
+        if with_mapping:
+            out["mapping"] = self.mapping_def()
         return out
 
     @classmethod
@@ -312,7 +318,7 @@ class DcpSchema:
         *,
         samples: Sequence[Mapping[str, Any]] | None = None,
     ) -> DcpSchema:
-        """Load a ``DcpSchemaDef`` (and optionally its mapping file).
+        """Load a ``DcpSchemaDef`` (and optionally its mapping file, or its ``"mapping"`` member).
 
         Fields without a mapping path are auto-bound as dcp-wrap does when ``samples`` are
         given (top-level key, else the unique leaf of that name, else the shortest path), and
@@ -332,6 +338,8 @@ class DcpSchema:
                 f"fieldCount {count} differs from the {len(names)} fields", "$.fieldCount"
             )
         raw_paths: Mapping[str, Any] = {}
+        if mapping is None and isinstance(definition.get("mapping"), Mapping):
+            mapping = definition["mapping"]
         if mapping is not None:
             raw_paths = mapping.get("paths", {}) if isinstance(mapping, Mapping) else {}
         paths: dict[str, Path] = {}
