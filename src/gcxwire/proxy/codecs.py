@@ -16,11 +16,13 @@ from typing import Any
 import orjson
 
 from .. import select, tokens
+from ..select import Format
 from .lifecycle import SchemaVersion
 from .tabular import Table
 
 __all__ = [
     "DcpCodec",
+    "Format",
     "count_tokens",
     "decode",
     "detect",

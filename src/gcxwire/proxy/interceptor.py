@@ -29,7 +29,7 @@ import orjson
 
 from ..errors import GcxwireError
 from . import codecs
-from .codecs import DcpCodec
+from .codecs import DcpCodec, Format
 from .jsonrpc import JsonObject, PendingRequest
 from .lifecycle import SchemaLifecycle, SchemaVersion
 from .presets import FieldFilter
@@ -182,29 +182,30 @@ class ResponseInterceptor:
         return table.map_rows(field_filter.apply) if field_filter else table
 
     def _encode(self, tool: str, table: Table) -> Encoding | None:
-        """The cheapest lossless encoding of ``table``, or ``None``."""
+        """The cheapest exact encoding of ``table`` in the chosen format, or ``None``."""
         table = self._filtered(tool, table)
-        candidates: list[Encoding] = []
-        if self.format in ("auto", "dcp"):
-            dcp = self._encode_dcp(tool, table)
-            if dcp is not None:
-                candidates.append(dcp)
-        if self.format in ("auto", "gcx") or (self.format == "dcp" and not candidates):
-            chosen = self._encode_select(tool, table.value)
-            if chosen is not None:
-                candidates.append(chosen)
-        return min(candidates, key=lambda c: c.tokens, default=None)
+        if self.format == "gcx":
+            return self._encode_select(tool, table.value, "gcx")
+        dcp = self._encode_dcp(tool, table)
+        if self.format == "dcp":
+            return dcp or self._encode_select(tool, table.value, "dcp")
+        if dcp is None:
+            return self._encode_select(tool, table.value, "auto")
+        # The tool's own DCP carries its versioned schema id (tool:vN); select's
+        # DCP would be the same format under a generic id, so it does not compete.
+        others = [self._encode_select(tool, table.value, fmt) for fmt in ("gcx", "json")]
+        return min([dcp, *(c for c in others if c is not None)], key=lambda c: c.tokens)
 
-    def _encode_select(self, tool: str, value: Any) -> Encoding | None:
-        """``gcxwire.select``'s encoding in the chosen format, if it reads back exactly
-        (``auto`` checks that itself; a forced format is checked here)."""
+    def _encode_select(self, tool: str, value: Any, fmt: Format) -> Encoding | None:
+        """``gcxwire.select``'s encoding in ``fmt``, if it reads back exactly
+        (``auto`` checks that itself; compact JSON needs no check)."""
         try:
-            text = codecs.encode(value, tool=tool, format=self.format)
+            text = codecs.encode(value, tool=tool, format=fmt)
         except GcxwireError as exc:  # this format cannot carry the value
-            log.debug("%s cannot encode a result of %s: %s", self.format, tool, exc)
+            log.debug("%s cannot encode a result of %s: %s", fmt, tool, exc)
             return None
-        if self.format != "auto" and not codecs.same_value(codecs.decode(text), value):
-            log.debug("%s does not read back exactly for %s", self.format, tool)
+        if fmt not in ("auto", "json") and not codecs.same_value(codecs.decode(text), value):
+            log.debug("%s does not read back exactly for %s", fmt, tool)
             return None
         return Encoding(text, codecs.detect(text), codecs.count_tokens(text))
 
