@@ -67,9 +67,16 @@ class RawProxy:
         return self
 
     async def __aexit__(self, *exc: object) -> None:
-        if self.process is not None and self.process.returncode is None:
+        if self.process is None:
+            return
+        if self.process.returncode is None:
             self.process.kill()
-            await self.process.wait()
+        # Read both pipes to EOF so asyncio closes the transport (else a ResourceWarning).
+        assert self.process.stdout is not None and self.process.stderr is not None
+        if self.process.stdin is not None:
+            self.process.stdin.close()
+        await asyncio.gather(self.process.stdout.read(), self.process.stderr.read())
+        await self.process.wait()
 
     async def send(self, message: Any) -> None:
         line = message if isinstance(message, bytes) else orjson.dumps(message)
