@@ -6,7 +6,8 @@ docs/proxy.md. The modules, one job each:
 - :mod:`.framing`: newline-delimited lines with no length limit;
 - :mod:`.jsonrpc`: message classification, pending requests, error answers;
 - :mod:`.upstream`: spawning and stopping one server process;
-- :mod:`.relay`: the two pumps between client and server;
+- :mod:`.link`: one server as the relay sees it (pending requests, rewriter, crash answers);
+- :mod:`.relay`: the single-server relay, the client pump plus one link;
 - :mod:`.interceptor`: which answers to rewrite, and how;
 - :mod:`.tabular`, :mod:`.slim`, :mod:`.lifecycle`, :mod:`.presets`: its parts;
 - :mod:`.codecs`: the door to gcxwire's codecs;
