@@ -314,6 +314,7 @@ def _encode(
             order="source",
             naming="path",
             nest=False,
+            flatten_sparse=style.absent is not None,  # the gateway cannot write "absent"
         )
     if members is not None:
         _check_json(members, "$")

@@ -97,19 +97,34 @@ def json_path(parent: str, key: str | int) -> str:
     return f"{parent}.{key}" if key.isidentifier() else f"{parent}[{key!r}]"
 
 
+@dataclass
+class _Opened:
+    """What an object at one path looked like in every record that had it there."""
+
+    keys: tuple[str, ...]  # the first one's keys, in order
+    same_keys: bool = True  # every one had exactly these keys, in this order
+    dot_nameable: bool = True  # never empty, no key empty or holding "."
+
+    def note(self, value: dict[str, Any]) -> None:
+        if self.same_keys and tuple(value) != self.keys:
+            self.same_keys = False
+        if self.dot_nameable and not (value and all(k and "." not in k for k in value)):
+            self.dot_nameable = False
+
+
 def flatten(
     record: Mapping[str, Any],
     *,
     max_depth: int | None = 3,
     leaf_paths: frozenset[Path] = frozenset(),
-    opened: dict[Path, bool] | None = None,
+    opened: dict[Path, _Opened] | None = None,
 ) -> dict[Path, Any]:
     """Flatten nested objects to ``{path: value}`` in first-seen order.
 
     An object under a key whose path has at most ``max_depth`` segments is opened (``None``: no
     limit); arrays, null, scalars and deeper objects are leaves. Paths in ``leaf_paths`` are
-    never opened. An empty object yields no paths, as in dcp-wrap. ``opened`` collects each
-    opened path, false once a record has it empty or with a key that is empty or holds ``.``.
+    never opened. An empty object yields no paths, as in dcp-wrap. ``opened`` collects what
+    each opened object looked like across the records flattened with it.
     """
     out: dict[Path, Any] = {}
 
@@ -134,8 +149,10 @@ def flatten(
                 check_keys(value, path)
                 walk(value, path)
                 if opened is not None:
-                    rebuildable = bool(value) and all(k and "." not in k for k in value)
-                    opened[path] = opened.get(path, True) and rebuildable
+                    seen = opened.get(path)
+                    if seen is None:
+                        opened[path] = seen = _Opened(tuple(value))
+                    seen.note(value)
             else:
                 out[path] = value
 
@@ -550,6 +567,7 @@ def infer_schema(
     naming: Literal["leaf", "path"] = "leaf",
     nest: bool = True,
     types: Literal["dcp-wrap", "v0.3"] = "dcp-wrap",
+    flatten_sparse: bool = True,
 ) -> DcpSchema:
     """Infer a DCP schema from sample records, as dcp-wrap 0.3.1's ``SchemaGenerator`` does.
 
@@ -561,7 +579,9 @@ def infer_schema(
     of dcp-wrap's category order; ``naming="path"`` names each field by its dot path (so a
     header rebuilds the nesting) and never flattens an object that could not be rebuilt;
     ``nest=False`` makes no ``$R`` sub-schemas; ``types="v0.3"`` splits ``int`` from
-    ``number`` as dcp-wrap HEAD does.
+    ``number`` as dcp-wrap HEAD does; ``flatten_sparse=False`` keeps whole every object whose
+    keys (or their order) differ between records, so no flattened column is ever absent because
+    of it (the gateway dialect writes absent as null).
     A wrapper object (``{"total_count":..,"items":[...]}``) is unwrapped first.
     Raises ``EncodeTypeError`` (with the record's JSONPath) for a record that is not an object.
     """
@@ -575,18 +595,21 @@ def infer_schema(
     renames = dict(field_names or {})
 
     flats = []
-    opened: dict[Path, bool] = {}
+    opened: dict[Path, _Opened] = {}
     for index, record in enumerate(rows):
         try:
             flats.append(flatten(record, max_depth=max_depth, opened=opened))
         except EncodeTypeError as exc:
             raise exc.relocated(f"{prefix}[{index}]") from None
-    keep_whole: frozenset[Path] = frozenset()
+    whole: set[Path] = set()
     if naming == "path":
         # an object that is sometimes something else, empty, or has keys a dot path cannot
         # name stays one opaque value, so the header's dot paths always rebuild it
         leaves = {path for flat in flats for path in flat}
-        keep_whole = frozenset(p for p, ok in opened.items() if not ok or p in leaves)
+        whole.update(p for p, o in opened.items() if not o.dot_nameable or p in leaves)
+    if not flatten_sparse:
+        whole.update(p for p, o in opened.items() if not o.same_keys)
+    keep_whole = frozenset(whole)
     columns: dict[Path, _Column] = {}
     for index, record in enumerate(rows):
         flat = (
