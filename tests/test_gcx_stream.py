@@ -65,6 +65,13 @@ def test_stream_without_header() -> None:
         gcx.Decoder().close()
 
 
+def test_stream_ending_inside_utf8_sequence() -> None:
+    dec = gcx.Decoder()
+    dec.feed(b"GCX1 tool=t fields=a\n\xc2")
+    with pytest.raises(DecodeError, match="not UTF-8"):
+        dec.close()
+
+
 def test_stream_split_inside_utf8_sequence() -> None:
     data = "GCX1 tool=t fields=s\né😀\n".encode()
     rows = _feed_all(gcx.Decoder(), [data[i : i + 1] for i in range(len(data))])

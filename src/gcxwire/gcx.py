@@ -15,7 +15,18 @@ from dataclasses import dataclass, field
 from typing import Any, Final, Literal
 
 from ._common import ABSENT, path_join
-from ._impl import decode_row, encode_row, escape, parse_cell, unescape
+from ._impl import (
+    decode_row,
+    decode_rows,
+    encode_row,
+    encode_rows,
+    escape,
+    nest_rows,
+    parse_cell,
+    scan_style,
+    shared_keys,
+    unescape,
+)
 from ._json import MAX_DEPTH, RawNumber, go_marshal, loads_exact
 from ._reference import encode_reference
 from .errors import (
@@ -153,6 +164,11 @@ def _table_fields(rows: Sequence[Any], path: str) -> list[str] | None:
     """
     if not rows:
         return None
+    shared = shared_keys(rows)
+    if shared is not None:  # the common case, in one leaf call: every row has the same keys
+        if not shared or any(_field_text(f) is None for f in shared):
+            return None
+        return list(shared)
     index: dict[str, int] = {}
     fields: list[str] = []
     shapes: list[tuple[str, ...]] = []
@@ -212,23 +228,9 @@ def _style(rows: Sequence[dict[str, Any]], fields: Sequence[str]) -> tuple[bool,
     with clearly more nulls says ``empty=null`` and writes absent keys ``\\``.
     A column whose numbers are all floats, several of them integral, says
     ``float=`` and drops their ``.0`` (two tokens a cell).
+    The scan over every cell is a speedups leaf.
     """
-    nulls = absent = 0
-    integral: dict[str, int] = {}
-    has_int: set[str] = set()
-    width = len(fields)
-    for row in rows:
-        absent += width - len(row)
-        for key, value in row.items():
-            if value is None:
-                nulls += 1
-            elif type(value) is float:
-                if value.is_integer() and -1e15 < value < 1e15:
-                    integral[key] = integral.get(key, 0) + 1
-            elif type(value) is int:
-                has_int.add(key)
-    floats = frozenset(k for k, n in integral.items() if n >= 3 and k not in has_int)
-    return nulls > absent + 3, floats
+    return scan_style(rows, fields)
 
 
 def _style_pairs(
@@ -248,12 +250,10 @@ def _write_rows(
     style: tuple[bool, frozenset[str]],
 ) -> None:
     empty_null, floats = style
-    for i, row in enumerate(rows):
-        try:
-            out.append(encode_row(row, fields, empty_null, floats))
-        except EncodeError as exc:
-            raise exc.relocated(path_join(path, i)) from None
-        out.append("\n")
+    try:
+        out.append(encode_rows(rows, fields, empty_null, floats))  # each line ends in LF
+    except EncodeError as exc:
+        raise exc.relocated(path) from None
 
 
 def _flat_plan(
@@ -269,13 +269,13 @@ def _flat_plan(
     groups: list[str] = []
     for name in fields:
         members: list[str] | None = None
-        values: list[Any] = [row.get(name) for row in rows]
         if (
             "." not in name
             and prefix.count(".") < _FLAT_DEPTH
-            and all(type(v) is dict for v in values)
+            and all(type(row.get(name)) is dict for row in rows)  # stops at the first non-object
             and not any(f.startswith(name + ".") for f in fields)
         ):
+            values: list[Any] = [row[name] for row in rows]
             try:
                 members = _table_fields(values, "$")
             except EncodeError:  # a bad key: the JSON cell will report it with its path
@@ -514,19 +514,7 @@ def _nest_plan(header: Header) -> list[tuple[str, tuple[str, ...], str]]:
 
 
 def _nest(row: dict[str, Any], plan: list[tuple[str, tuple[str, ...], str]]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for name, chain, key in plan:
-        target = out
-        for part in chain:
-            inner = target.get(part)
-            if inner is None:
-                inner = target[part] = {}
-            elif type(inner) is not dict:
-                raise DecodeError(f"Field {name!r} collides with member {part!r}")
-            target = inner
-        if name in row:
-            target[key] = row[name]
-    return out
+    return nest_rows((row,), plan)[0]
 
 
 def _not_a_header(line: str, doc: str, pos: int) -> DecodeError:
@@ -588,6 +576,34 @@ class _Lines:
             start += len(cell) + 1
 
 
+def _section_rows(state: _Lines, rows: list[dict[str, Any]], start: int) -> int:
+    header, doc = state.header, state.doc
+    assert header is not None
+    limits = state.limits
+    try:
+        found, comments, stop = decode_rows(
+            doc, start, header.fields, state.typed, header.empty_null, header.floats,
+            limits.max_line, limits.max_depth,
+        )  # fmt: skip
+    except DecodeError as exc:
+        raise DecodeError.at(exc.msg, doc, exc.pos) from None
+    state.comments.extend(comments)
+    if state.nest is None:
+        rows.extend(found)
+        return stop
+    try:
+        rows.extend(nest_rows(found, state.nest))
+    except DecodeError:  # rare: read the lines one by one to place the error
+        pos = start
+        while pos < stop:
+            end = doc.find("\n", pos)
+            end = stop if end < 0 else end
+            state.line(doc[pos:end], pos)
+            pos = end + 1
+        raise
+    return stop
+
+
 def _sections(
     doc: str, typed: bool, limits: Limits = DEFAULT_LIMITS
 ) -> list[tuple[Header, list[dict[str, Any]], list[str]]]:
@@ -597,14 +613,20 @@ def _sections(
         )
     state = _Lines(doc, typed, limits)
     out: list[tuple[Header, list[dict[str, Any]], list[str]]] = []
-    pos = 0
-    for text in doc.split("\n"):
-        item = state.line(text, pos)
+    pos, size = 0, len(doc)
+    while pos < size:
+        end = doc.find("\n", pos)
+        end = size if end < 0 else end
+        item = state.line(doc[pos:end], pos)
         if isinstance(item, Header):
             out.append((item, [], state.comments))
         elif item is not None:
             out[-1][1].append(item)
-        pos += len(text) + 1
+        pos = end + 1
+        if state.header is not None:
+            # The plain row lines that follow, in one leaf call; it stops at the
+            # next header or a line the limits must look at, which `line` takes.
+            pos = _section_rows(state, out[-1][1], pos)
     if not out:
         raise DecodeError.at("Input holds no `GCX1` header", doc, len(doc))
     return out
@@ -811,7 +833,10 @@ class Decoder:
 
     def close(self) -> list[tuple[Header, dict[str, Any]]]:
         """End of input: the final unterminated line's row, if any."""
-        tail = "".join(self._pending) + self._utf8.decode(b"", final=True)
+        try:
+            tail = "".join(self._pending) + self._utf8.decode(b"", final=True)
+        except UnicodeDecodeError as exc:  # the stream ended inside a UTF-8 sequence
+            raise DecodeError(f"Input is not UTF-8: {exc.reason}", "", self._pos) from None
         self._pending = []
         self._pending_len = 0
         rows = self._take([tail] if tail else [])
