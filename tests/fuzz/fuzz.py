@@ -49,21 +49,22 @@ def main() -> None:
         start = time.perf_counter()
         try:
             target(data)
-        except Exception:  # the long run records every bug and goes on
-            _save(Path(findings), "crash", data, traceback.format_exc())
+        except Exception as exc:  # the long run records every bug and goes on
+            frame = traceback.extract_tb(exc.__traceback__)[-1]
+            where = f"{type(exc).__name__} at {frame.filename}:{frame.lineno}"
+            _save(Path(findings), "crash", data, traceback.format_exc(), where)
         elapsed = time.perf_counter() - start
         if elapsed > float(os.environ.get("GCXWIRE_FUZZ_SLOW", "1")):
-            _save(Path(findings), "slow", data, f"{elapsed:.3f} s on one input\n")
+            _save(Path(findings), "slow", data, f"{elapsed:.3f} s on one input\n", "")
 
     atheris.Setup([sys.argv[0], *sys.argv[2:]], one_input)
     atheris.Fuzz()
 
 
-def _save(folder: Path, kind: str, data: bytes, report: str) -> None:
-    # One file per distinct place (last traceback line), so a bug hit a million times is one finding.
-    where = report.strip().splitlines()[-1] if kind == "crash" else ""
-    key = hashlib.sha1(f"{kind}{where}".encode()).hexdigest()[:10] if where else ""
-    name = f"{kind}-{key or hashlib.sha1(data).hexdigest()[:10]}"
+def _save(folder: Path, kind: str, data: bytes, report: str, where: str) -> None:
+    """Keep one input per distinct bug (exception type and raising line), every slow one."""
+    key = hashlib.sha1((where or repr(data)).encode()).hexdigest()[:10]
+    name = f"{kind}-{key}"
     folder.mkdir(parents=True, exist_ok=True)
     if not (folder / f"{name}.bin").exists():
         (folder / f"{name}.bin").write_bytes(data)

@@ -33,8 +33,12 @@ def dcp_registry() -> dcp.SchemaRegistry:
     sub-row expansion that a decode without a schema never reaches.
     """
     registry = dcp.SchemaRegistry()
-    samples = {p.stem: json.loads(p.read_text(encoding="utf-8")) for p in _DCP_INPUTS.glob("*.json")}
-    samples["nested"] = [{"id": i, "tags": [{"k": "a", "v": j} for j in range(3)]} for i in range(5)]
+    samples = {
+        p.stem: json.loads(p.read_text(encoding="utf-8")) for p in _DCP_INPUTS.glob("*.json")
+    }
+    samples["nested"] = [
+        {"id": i, "tags": [{"k": "a", "v": j} for j in range(3)]} for i in range(5)
+    ]
     for name, records in sorted(samples.items()):
         try:
             registry.add(dcp.infer_schema(records, domain=name))

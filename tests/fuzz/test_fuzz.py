@@ -57,7 +57,9 @@ def test_fuzz_target_briefly(target: str, twin: str, tmp_path: Path) -> None:
         f"{p.name}:\n{p.read_text('utf-8', 'replace') if p.suffix == '.txt' else p.read_bytes()!r}"
         for p in reports
     )
-    assert proc.returncode == 0 and not reports, f"{details}\n--- fuzzer log tail ---\n{log[-3000:]}"
+    assert proc.returncode == 0 and not reports, (
+        f"{details}\n--- fuzzer log tail ---\n{log[-3000:]}"
+    )
     done = re.search(r"Done (\d+) runs", log)
     assert done is not None, log[-3000:]
     # More inputs than seeds: the fuzzer got past loading the corpus and mutated.
