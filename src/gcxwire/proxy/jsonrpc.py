@@ -15,6 +15,7 @@ import orjson
 
 __all__ = [
     "INVALID_REQUEST",
+    "batch_refusal",
     "UPSTREAM_EXITED",
     "PendingRequest",
     "PendingTable",
@@ -117,3 +118,22 @@ def error_response(request_id: Any, code: int, message: str, data: Any = None) -
     if data is not None:
         error["data"] = data
     return orjson.dumps({"jsonrpc": "2.0", "id": request_id, "error": error})
+
+
+def batch_refusal(batch: list[Any]) -> bytes | None:
+    """The answer to a JSON-RPC batch: an error per request in it (``None`` if it
+    holds no request). Only 2025-03-26 had batches, and servers of every SDK drop
+    them silently, which would leave the client waiting forever."""
+    answers = [
+        {
+            "jsonrpc": "2.0",
+            "id": request.id,
+            "error": {
+                "code": INVALID_REQUEST,
+                "message": "JSON-RPC batches are not supported by MCP",
+            },
+        }
+        for request in map(request_of, batch)
+        if request is not None
+    ]
+    return orjson.dumps(answers) if answers else None

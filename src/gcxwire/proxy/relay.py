@@ -15,10 +15,8 @@ from __future__ import annotations
 import asyncio
 import logging
 
-import orjson
-
 from .framing import LineReader, LineWriter
-from .jsonrpc import INVALID_REQUEST, error_response, parse_line, request_of
+from .jsonrpc import batch_refusal, parse_line, request_of
 from .link import DRAIN_AFTER_EXIT_TIMEOUT, ResponseRewriter, UpstreamLink, exit_status
 from .upstream import Upstream
 
@@ -81,7 +79,10 @@ class Relay:
             if message is None:
                 log.warning("client sent a line that is not JSON; forwarding it: %.200r", line)
             elif isinstance(message, list):
-                await self._refuse_batch(message)
+                log.warning("client sent a JSON-RPC batch of %d; refusing it", len(message))
+                refusal = batch_refusal(message)
+                if refusal is not None:
+                    await self._client_out.write_line(refusal)
                 continue
             elif isinstance(message, dict) and message.get("method") == "notifications/cancelled":
                 params = message.get("params")
@@ -89,22 +90,3 @@ class Relay:
                     self._link.forget(params.get("requestId"))
             await self._link.send(line, request_of(message))
         log.info("client closed its input")
-
-    async def _refuse_batch(self, batch: list[object]) -> None:
-        """Answer a JSON-RPC batch with an error per request in it.
-
-        Only 2025-03-26 had batches; servers of every SDK drop them silently,
-        which would leave the client waiting forever.
-        """
-        log.warning("client sent a JSON-RPC batch of %d; refusing it", len(batch))
-        answers = [
-            orjson.loads(
-                error_response(
-                    request.id, INVALID_REQUEST, "JSON-RPC batches are not supported by MCP"
-                )
-            )
-            for request in map(request_of, batch)
-            if request is not None
-        ]
-        if answers:
-            await self._client_out.write_line(orjson.dumps(answers))

@@ -68,6 +68,11 @@ class Upstream:
         log.info("started %s (pid %d): %s", self.name, self._process.pid, " ".join(self.argv))
 
     @property
+    def running(self) -> bool:
+        """Started, and not yet seen to exit."""
+        return self._process is not None and self._process.returncode is None
+
+    @property
     def process(self) -> asyncio.subprocess.Process:
         if self._process is None:
             raise RuntimeError(f"upstream {self.name!r} is not started")
