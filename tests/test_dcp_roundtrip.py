@@ -132,6 +132,10 @@ def test_round_trip_with_an_inferred_schema(dialect: str, data: st.DataObject) -
         # dcp-wrap's category order re-sorts keys; first-seen order keeps them
         assert same_value(back, records)
     assert dcp.encode(back, schema, dialect=dialect) == text  # type: ignore[arg-type]
+    # the same rows inside a wrapper object come back inside it
+    value = wrapped(records, data.draw(st.integers(0, 2)), data.draw(KEYS))
+    text = dcp.encode(value, schema, dialect=dialect)  # type: ignore[arg-type]
+    assert dcp.decode(text, schema=schema) == value
 
 
 # --- without a schema -------------------------------------------------------------------------
