@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import importlib
 import inspect
 import os
@@ -78,6 +79,14 @@ BAD_CALLS = [
     ("decode_row", ("a\tb\tc", ["x", "y"], True, False, NONE)),
     ("decode_row", ("1\t[oops", ["x", "y"], True, True, NONE)),
     ("decode_row", ("1\t2\t3", ["x"], False, False, NONE)),
+    ("encode_rows", ([{"a": 1}, {"a": [float("nan")]}], ["a"], False, NONE)),
+    ("encode_rows", ([{"a": 1}, {"a": {3: 4}}], ["a", "b"], True, NONE)),
+    ("encode_rows", ([{"a": 1}, ["a"]], ["a"], False, NONE)),
+    ("encode_rows", ([{"a": 1}], [], False, NONE)),
+    ("decode_rows", ("h\n1\t2\n#c\r\n\n3\t[x\n", 2, ["a", "b"], True, False, NONE, 99, 9)),
+    ("decode_rows", ("1\t2\t3", 0, ["a", "b"], True, False, NONE, 99, 9)),
+    ("decode_rows", ("é\n😀\t2\t3", 0, ["a", "b"], False, False, NONE, 99, 9)),
+    ("nest_rows", ([{"a": 1, "a.b": 2}], [("a", (), "a"), ("a.b", ("a",), "b")])),
 ]
 
 
@@ -147,3 +156,89 @@ def test_encode_row_agrees(row: dict[str, Any], empty_null: bool, floats: Any, f
     assert outcome(_speedups.encode_row, row, fields, empty_null, floats) == outcome(
         _speedups_py.encode_row, row, fields, empty_null, floats
     )
+
+
+# Long text in each internal string width (ASCII, Latin-1, UCS-2, UCS-4), heavy in escapes.
+LONG = st.text(alphabet=st.sampled_from('ab \\\t\nrtn"[{#-1.e\xe9\u0100\U0001f600'), max_size=300)
+
+
+@need_ext
+@given(LONG)
+def test_escape_unescape_agree_on_long_text(s: str) -> None:
+    assert _speedups.escape(s) == _speedups_py.escape(s)
+    assert _speedups.unescape(s) == _speedups_py.unescape(s)
+    assert outcome(_speedups.parse_cell, s) == outcome(_speedups_py.parse_cell, s)
+    assert _speedups.format_cell(s) == _speedups_py.format_cell(s)
+
+
+ROWS = st.lists(st.dictionaries(st.sampled_from(["f0", "f1", "f2"]), json_values(3)), max_size=5)
+
+
+@need_ext
+@given(ROWS, st.booleans(), st.frozensets(st.sampled_from(["f0", "f1"])))
+def test_encode_rows_agrees(rows: list[dict[str, Any]], empty_null: bool, floats: Any) -> None:
+    fields = ["f0", "f1", "f2"]
+    ext = outcome(_speedups.encode_rows, rows, fields, empty_null, floats)
+    assert ext == outcome(_speedups_py.encode_rows, rows, fields, empty_null, floats)
+    if ext[0] == "ok":  # a table is its rows, each line as encode_row writes it
+        lines = [_speedups.encode_row(r, fields, empty_null, floats) + "\n" for r in rows]
+        assert _speedups.encode_rows(rows, fields, empty_null, floats) == "".join(lines)
+
+
+STYLE_VALUES = st.sampled_from([None, 1, 2.0, -3.0, 1e16, 0.5, "x", True, float("nan")])
+
+
+@need_ext
+@given(st.lists(st.dictionaries(st.sampled_from(["a", "b", "c"]), STYLE_VALUES), max_size=12))
+def test_scan_style_agrees(rows: list[dict[str, Any]]) -> None:
+    fields = ["a", "b", "c"]
+    assert _speedups.scan_style(rows, fields) == _speedups_py.scan_style(rows, fields)
+
+
+KEY_ORDERS = st.lists(st.sampled_from(["a", "b", "c"]), unique=True)
+
+
+@need_ext
+@given(st.lists(st.one_of(KEY_ORDERS.map(dict.fromkeys), st.just([1]), st.just({1: 2}))))
+def test_shared_keys_agrees(rows: list[Any]) -> None:
+    assert _speedups.shared_keys(rows) == _speedups_py.shared_keys(rows)
+
+
+PARTS = st.sampled_from(["a", "b", "a.b"])
+PLAN = st.lists(st.tuples(PARTS, st.lists(PARTS, max_size=2).map(tuple), PARTS), max_size=4)
+NEST_VALUES = st.sampled_from([None, 1, "x", {}, {"z": 1}])
+
+
+@need_ext
+@given(st.lists(st.dictionaries(PARTS, NEST_VALUES), max_size=4), PLAN)
+def test_nest_rows_agrees(rows: list[dict[str, Any]], plan: Any) -> None:
+    # Each twin gets its own copy: a nested value may be written into (both twins alias it).
+    ext = outcome(_speedups.nest_rows, copy.deepcopy(rows), plan)
+    assert ext == outcome(_speedups_py.nest_rows, copy.deepcopy(rows), plan)
+
+
+# Section bodies: rows, comments, blanks, CRLF, headers, long and bracket-heavy lines.
+LINES = st.one_of(
+    st.lists(TEXT, min_size=1, max_size=4).map("\t".join),
+    st.sampled_from(["", "#note", "#", "\r", "GCX1 tool=t fields=a", "[[[{", "x" * 30]),
+)
+
+
+@need_ext
+@given(
+    st.lists(LINES, max_size=8),
+    st.sampled_from(["\n", "\r\n"]),
+    st.integers(0, 6),
+    st.integers(1, 3),
+    FLAGS,
+    st.integers(5, 40),
+    st.integers(0, 4),
+)
+def test_decode_rows_agrees(
+    lines: list[str], eol: str, start: int, nfields: int, flags: Any, max_line: int, brackets: int
+) -> None:
+    text = eol.join(lines)
+    fields = [f"f{i}" for i in range(nfields)]
+    args = (text, start, fields, *flags, max_line, brackets)
+    ext = outcome(_speedups.decode_rows, *args)
+    assert ext == outcome(_speedups_py.decode_rows, *args)

@@ -15,17 +15,34 @@ NO_EXTENSIONS = bool(os.environ.get("GCXWIRE_NO_EXTENSIONS")) or (
 )
 
 if TYPE_CHECKING or NO_EXTENSIONS:
-    from ._speedups_py import decode_row, encode_row, escape, format_cell, parse_cell, unescape
+    from ._speedups_py import (
+        decode_row,
+        decode_rows,
+        encode_row,
+        encode_rows,
+        escape,
+        format_cell,
+        nest_rows,
+        parse_cell,
+        scan_style,
+        shared_keys,
+        unescape,
+    )
 
     USE_EXTENSIONS = False
 else:
     try:
         from ._speedups import (
             decode_row,
+            decode_rows,
             encode_row,
+            encode_rows,
             escape,
             format_cell,
+            nest_rows,
             parse_cell,
+            scan_style,
+            shared_keys,
             unescape,
         )
 
@@ -33,10 +50,15 @@ else:
     except ImportError:  # built without a compiler or without Cython
         from ._speedups_py import (
             decode_row,
+            decode_rows,
             encode_row,
+            encode_rows,
             escape,
             format_cell,
+            nest_rows,
             parse_cell,
+            scan_style,
+            shared_keys,
             unescape,
         )
 
@@ -51,4 +73,9 @@ __all__ = [
     "parse_cell",
     "encode_row",
     "decode_row",
+    "encode_rows",
+    "decode_rows",
+    "scan_style",
+    "shared_keys",
+    "nest_rows",
 ]

@@ -1,4 +1,4 @@
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 def escape(s: str, /) -> str: ...
@@ -11,3 +11,28 @@ def encode_row(
 def decode_row(
     line: str, fields: Sequence[str], typed: bool, empty_null: bool, floats: frozenset[str], /
 ) -> dict[str, Any]: ...
+def encode_rows(
+    rows: Iterable[dict[str, Any]],
+    fields: Sequence[str],
+    empty_null: bool,
+    floats: frozenset[str],
+    /,
+) -> str: ...
+def scan_style(
+    rows: Iterable[dict[str, Any]], fields: Sequence[str], /
+) -> tuple[bool, frozenset[str]]: ...
+def decode_rows(
+    text: str,
+    start: int,
+    fields: Sequence[str],
+    typed: bool,
+    empty_null: bool,
+    floats: frozenset[str],
+    max_line: int,
+    max_brackets: int,
+    /,
+) -> tuple[list[dict[str, Any]], list[str], int]: ...
+def shared_keys(rows: Iterable[Any], /) -> tuple[str, ...] | None: ...
+def nest_rows(
+    rows: Iterable[dict[str, Any]], plan: Iterable[tuple[str, tuple[str, ...], str]], /
+) -> list[dict[str, Any]]: ...

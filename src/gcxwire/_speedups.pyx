@@ -3,106 +3,256 @@
 
 Same names, signatures, results and errors as the pure twin (the parity tests
 hold them to it); the typing rule is documented there and in docs/wire-format.md.
+
+Cells are read straight from the string's internal buffer (any of the three
+PEP 393 kinds): escaping, unescaping, row splitting and typed parsing make no
+intermediate Python strings, and whole tables are encoded and decoded in one
+call. Anything unusual (huge ints, NaN, exotic types, bad literals) goes through
+the same Python helpers the pure twin uses, so results and errors stay identical.
 """
 
 import math
+
+import orjson
+
+from cpython.long cimport PyLong_AsLongLongAndOverflow, PyLong_FromLongLong
+from cpython.mem cimport PyMem_Free, PyMem_Malloc
+from cpython.unicode cimport (
+    PyUnicode_1BYTE_KIND,
+    PyUnicode_DATA,
+    PyUnicode_FindChar,
+    PyUnicode_FromKindAndData,
+    PyUnicode_KIND,
+    PyUnicode_New,
+    PyUnicode_READ,
+    PyUnicode_Substring,
+    PyUnicode_WRITE,
+    Py_UCS1,
+)
+from libc.math cimport isfinite
+from libc.string cimport memchr
 
 from ._common import ABSENT, int_to_str, path_join, str_to_int
 from ._json import dumps_cell, loads_cell
 from .errors import DecodeError, EncodeError, EncodeTypeError, EncodeValueError
 
-__all__ = ["escape", "unescape", "format_cell", "parse_cell", "encode_row", "decode_row"]
+cdef extern from "Python.h":
+    Py_UCS4 PyUnicode_MAX_CHAR_VALUE(object o)
 
-cdef dict _ESCAPES = str.maketrans({"\\": "\\\\", "\t": "\\t", "\n": "\\n"})
+__all__ = [
+    "escape",
+    "unescape",
+    "format_cell",
+    "parse_cell",
+    "encode_row",
+    "decode_row",
+    "encode_rows",
+    "decode_rows",
+    "scan_style",
+    "shared_keys",
+    "nest_rows",
+]
+
 cdef object _ABSENT = ABSENT
+cdef object _dumps = orjson.dumps
+cdef object _loads = orjson.loads
+cdef object _JSONEncodeError = orjson.JSONEncodeError
+cdef object _JSONDecodeError = orjson.JSONDecodeError
+# Nested containers at least this deep go to dumps_cell (orjson's own limit is 255).
+cdef int _ORJSON_DEPTH = 250
 
 
-cdef inline bint _needs_escape(str s):
+# ------------------------------------------------------------------ escaping
+
+
+cdef str _escape(str s):
+    cdef Py_ssize_t n = len(s), i, j = 0, extra = 0
+    cdef int kind = PyUnicode_KIND(s)
+    cdef void *data = PyUnicode_DATA(s)
+    cdef const Py_UCS1 *b
+    cdef Py_UCS1 *o
+    cdef Py_UCS1 u
     cdef Py_UCS4 c
-    for c in s:
-        if c == u"\\" or c == u"\t" or c == u"\n":
-            return True
-    return False
+    cdef str out1
+    if kind == PyUnicode_1BYTE_KIND:  # the common case: byte loops, no kind dispatch
+        b = <const Py_UCS1 *>data
+        for i in range(n):
+            u = b[i]
+            if u == 92 or u == 9 or u == 10:
+                extra += 1
+        if extra == 0:
+            return s
+        out1 = PyUnicode_New(n + extra, PyUnicode_MAX_CHAR_VALUE(s))
+        o = <Py_UCS1 *>PyUnicode_DATA(out1)
+        for i in range(n):
+            u = b[i]
+            if u == 92 or u == 9 or u == 10:
+                o[j] = 92
+                j += 1
+                u = 116 if u == 9 else (110 if u == 10 else 92)
+            o[j] = u
+            j += 1
+        return out1
+    for i in range(n):
+        c = PyUnicode_READ(kind, data, i)
+        if c == 92 or c == 9 or c == 10:
+            extra += 1
+    if extra == 0:
+        return s
+    cdef str out = PyUnicode_New(n + extra, PyUnicode_MAX_CHAR_VALUE(s))
+    cdef void *od = PyUnicode_DATA(out)
+    for i in range(n):
+        c = PyUnicode_READ(kind, data, i)
+        if c == 92 or c == 9 or c == 10:
+            PyUnicode_WRITE(kind, od, j, 92)
+            j += 1
+            c = 116 if c == 9 else (110 if c == 10 else 92)
+        PyUnicode_WRITE(kind, od, j, c)
+        j += 1
+    return out
+
+
+cdef str _unescape_range(str s, Py_ssize_t a, Py_ssize_t b):
+    # s[a:b] unescaped: "\x" is x (t and n are TAB and LF), a lone final "\" stays.
+    if PyUnicode_FindChar(s, 92, a, b, 1) < 0:
+        if a == 0 and b == len(s):
+            return s
+        return PyUnicode_Substring(s, a, b)
+    cdef int kind = PyUnicode_KIND(s)
+    cdef void *data = PyUnicode_DATA(s)
+    cdef void *buf = PyMem_Malloc((b - a) * kind)
+    cdef Py_ssize_t i = a, m = 0
+    cdef Py_UCS4 c
+    cdef const Py_UCS1 *src
+    cdef Py_UCS1 *dst
+    cdef Py_UCS1 u
+    if buf == NULL:
+        raise MemoryError()
+    try:
+        if kind == PyUnicode_1BYTE_KIND:
+            src = <const Py_UCS1 *>data
+            dst = <Py_UCS1 *>buf
+            while i < b:
+                u = src[i]
+                i += 1
+                if u == 92 and i < b:
+                    u = src[i]
+                    i += 1
+                    if u == 116:
+                        u = 9
+                    elif u == 110:
+                        u = 10
+                dst[m] = u
+                m += 1
+            return PyUnicode_FromKindAndData(kind, buf, m)
+        while i < b:
+            c = PyUnicode_READ(kind, data, i)
+            i += 1
+            if c == 92 and i < b:
+                c = PyUnicode_READ(kind, data, i)
+                i += 1
+                if c == 116:
+                    c = 9
+                elif c == 110:
+                    c = 10
+            PyUnicode_WRITE(kind, buf, m, c)
+            m += 1
+        return PyUnicode_FromKindAndData(kind, buf, m)
+    finally:
+        PyMem_Free(buf)
 
 
 def escape(str s, /):
     """Apply the GCX1 escapes: backslash, TAB and LF become ``\\\\``, ``\\t``, ``\\n``."""
-    if _needs_escape(s):
-        return s.translate(_ESCAPES)
-    return s
+    return _escape(s)
 
 
 def unescape(str s, /):
     """Undo the escapes as the reference does: ``\\x`` is ``x``, a lone final ``\\`` stays."""
-    cdef Py_ssize_t i = 0, j, n = len(s)
-    cdef Py_UCS4 c
-    j = s.find(u"\\")
-    if j < 0:
-        return s
-    cdef list out = []
-    while True:
-        if j < 0 or j == n - 1:
-            out.append(s[i:])
-            return u"".join(out)
-        out.append(s[i:j])
-        c = s[j + 1]
-        if c == u"t":
-            out.append(u"\t")
-        elif c == u"n":
-            out.append(u"\n")
-        else:
-            out.append(s[j + 1])
-        i = j + 2
-        j = s.find(u"\\", i)
+    return _unescape_range(s, 0, len(s))
 
 
-cdef bint _is_number(str t):
-    # The JSON number grammar: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
-    cdef Py_ssize_t i = 0, n = len(t), start
+# ------------------------------------------------------------------- numbers
+
+
+cdef inline bint _digit(Py_UCS4 c):
+    return 48 <= c <= 57
+
+
+cdef bint _is_number(int kind, void *data, Py_ssize_t i, Py_ssize_t n):
+    # The JSON number grammar over data[i:n]: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
+    cdef Py_ssize_t start
     cdef Py_UCS4 c
-    if n == 0:
+    if i >= n:
         return False
-    if t[0] == u"-":
-        i = 1
+    if PyUnicode_READ(kind, data, i) == 45:  # -
+        i += 1
         if i == n:
             return False
-    c = t[i]
-    if c == u"0":
+    c = PyUnicode_READ(kind, data, i)
+    if c == 48:
         i += 1
-    elif u"1" <= c <= u"9":
-        while i < n and u"0" <= t[i] <= u"9":
+    elif 49 <= c <= 57:
+        while i < n and _digit(PyUnicode_READ(kind, data, i)):
             i += 1
     else:
         return False
-    if i < n and t[i] == u".":
+    if i < n and PyUnicode_READ(kind, data, i) == 46:  # .
         i += 1
         start = i
-        while i < n and u"0" <= t[i] <= u"9":
+        while i < n and _digit(PyUnicode_READ(kind, data, i)):
             i += 1
         if i == start:
             return False
-    if i < n and (t[i] == u"e" or t[i] == u"E"):
+    if i < n and (<Py_UCS4>(<unsigned int>PyUnicode_READ(kind, data, i) | 32)) == 101:  # e or E
         i += 1
-        if i < n and (t[i] == u"+" or t[i] == u"-"):
+        if i < n and (PyUnicode_READ(kind, data, i) == 43 or PyUnicode_READ(kind, data, i) == 45):
             i += 1
         start = i
-        while i < n and u"0" <= t[i] <= u"9":
+        while i < n and _digit(PyUnicode_READ(kind, data, i)):
             i += 1
         if i == start:
             return False
     return i == n
 
 
+cdef object _number(str s, int kind, void *data, Py_ssize_t a, Py_ssize_t b):
+    # data[a:b] matches the number grammar.
+    cdef Py_ssize_t i
+    cdef long long v = 0
+    cdef bint neg
+    cdef Py_UCS4 c
+    for i in range(a, b):
+        c = PyUnicode_READ(kind, data, i)
+        if c == 46 or c == 101 or c == 69:
+            text = PyUnicode_Substring(s, a, b)
+            f = float(text)
+            # A literal beyond float range (1e400) stays text rather than become inf.
+            return f if isfinite(f) else text
+    if b - a <= 18:  # fits a long long: no Python int parsing
+        neg = PyUnicode_READ(kind, data, a) == 45
+        for i in range(a + neg, b):
+            v = v * 10 + (<long long>PyUnicode_READ(kind, data, i) - 48)
+        return PyLong_FromLongLong(-v if neg else v)
+    return str_to_int(PyUnicode_Substring(s, a, b))
+
+
+# ------------------------------------------------------------------ formatting
+
+
 cdef str _format_str(str s):
     if not s:
         return u'""'
-    cdef str t = escape(s)
-    cdef Py_UCS4 c = t[0]
-    if c == u'"' or c == u"[" or c == u"{":
+    cdef str t = _escape(s)
+    cdef int kind = PyUnicode_KIND(t)
+    cdef void *data = PyUnicode_DATA(t)
+    cdef Py_ssize_t n = len(t)
+    cdef Py_UCS4 c = PyUnicode_READ(kind, data, 0)
+    if c == 34 or c == 91 or c == 123:  # " [ {
         return u"\\" + t
-    if (c == u"-" or u"0" <= c <= u"9") and _is_number(t):
+    if (c == 45 or _digit(c)) and _is_number(kind, data, 0, n):
         return u"\\" + t
-    if (c == u"t" or c == u"f" or c == u"n") and (len(t) == 4 or len(t) == 5):
+    if (c == 116 or c == 102 or c == 110) and (n == 4 or n == 5):
         # Never escape a t or an n: \t and \n are the TAB and LF escapes.
         if t == u"true":
             return u"t\\rue"
@@ -113,19 +263,74 @@ cdef str _format_str(str s):
     return t
 
 
+cdef bint _plain_json(object v, int depth):
+    # True when orjson writes v exactly as dumps_cell would (exact JSON types, 64-bit ints).
+    cdef int overflow = 0
+    t = type(v)
+    if t is str or v is None or t is bool:
+        return True
+    if t is int:
+        PyLong_AsLongLongAndOverflow(v, &overflow)
+        return overflow == 0
+    if t is float:
+        return isfinite(<double>v)
+    if depth >= _ORJSON_DEPTH:
+        return False
+    if t is dict:
+        for key, item in (<dict>v).items():
+            if type(key) is not str or not _plain_json(item, depth + 1):
+                return False
+        return True
+    if t is list:
+        for item in <list>v:
+            if not _plain_json(item, depth + 1):
+                return False
+        return True
+    return False
+
+
+cdef str _plain_json_cell(object value):
+    # Only for values _plain_json accepts: dumps_cell cannot raise on them.
+    try:
+        return _escape((<bytes>_dumps(value)).decode("utf-8"))
+    except _JSONEncodeError:  # e.g. lone surrogates: dumps_cell writes them
+        return _escape(dumps_cell(value))
+
+
+cdef str _fast_cell(object value):
+    # The cell text of the common exact types, or None when format_cell must decide.
+    cdef int overflow = 0
+    t = type(value)
+    if t is str:
+        return _format_str(<str>value)
+    if t is int:
+        PyLong_AsLongLongAndOverflow(value, &overflow)
+        return str(value) if overflow == 0 else int_to_str(value)
+    if value is True:
+        return u"true"
+    if value is False:
+        return u"false"
+    if value is None:
+        return u"null"
+    if t is float:
+        if isfinite(<double>value):
+            return repr(value)
+        return None
+    if (t is dict or t is list) and _plain_json(value, 0):
+        return _plain_json_cell(value)
+    return None
+
+
 def format_cell(value, /):
     """The typed, escaped cell text of one JSON value.
 
     Raises EncodeError (path relative to the value, ``$``) for what JSON cannot carry.
     """
+    cdef str fast = _fast_cell(value)
+    if fast is not None:
+        return fast
     if isinstance(value, str):
         return _format_str(value)
-    if value is None:
-        return u"null"
-    if value is True:
-        return u"true"
-    if value is False:
-        return u"false"
     if isinstance(value, int):
         return int_to_str(value)
     if isinstance(value, float):
@@ -133,46 +338,8 @@ def format_cell(value, /):
             raise EncodeValueError(f"Float {value!r} is not valid JSON")
         return repr(value)
     if isinstance(value, (dict, list, tuple)):
-        return escape(dumps_cell(value))
+        return _escape(dumps_cell(value))
     raise EncodeTypeError(f"Encoding objects of type `{type(value).__name__}` is unsupported")
-
-
-def parse_cell(str raw, /):
-    """Read one raw (still escaped) cell as a typed value; ABSENT for a lone backslash.
-
-    An empty cell reads as null (rows decide for themselves what empty means).
-    Raises DecodeError whose ``pos`` is relative to the cell.
-    """
-    cdef Py_ssize_t n = len(raw)
-    if n == 0:
-        return None
-    cdef Py_UCS4 c = raw[0]
-    if c == u"\\":
-        if n == 1:
-            return _ABSENT
-        return unescape(raw)
-    if c == u'"' or c == u"[" or c == u"{":
-        try:
-            return loads_cell(unescape(raw))
-        except ValueError as exc:
-            raise DecodeError(f"Cell is not a valid JSON literal: {exc}") from None
-    if c == u"-" or u"0" <= c <= u"9":
-        if _is_number(raw):
-            if u"." in raw or u"e" in raw or u"E" in raw:
-                f = float(raw)
-                # A literal beyond float range (1e400) stays text rather than become inf.
-                return f if math.isfinite(f) else raw
-            return str_to_int(raw) if n > 4000 else int(raw)
-    elif n == 4 or n == 5:
-        if raw == u"true":
-            return True
-        if raw == u"false":
-            return False
-        if raw == u"null":
-            return None
-    if u"\\" in raw:
-        return unescape(raw)
-    return raw
 
 
 cdef str _compact_float(double f):
@@ -182,6 +349,43 @@ cdef str _compact_float(double f):
             return u"-0"
         return str(<long long>f)
     return repr(f)
+
+
+cdef str _row_line(dict row, tuple fields, bint empty_null, frozenset floats, list cells, str at):
+    # One row line; `at` is the row's path prefix for errors ("$" or "$[i]").
+    cdef str first, cell
+    cdef Py_ssize_t last = len(fields) - 1
+    cdef str absent = u"\\" if empty_null else u""
+    cdef str null = u"" if empty_null else u"null"
+    cdef bint any_floats = bool(floats)
+    del cells[:]
+    for field in fields:
+        value = row.get(field, _ABSENT)
+        if value is _ABSENT:
+            cells.append(absent)
+        elif value is None:
+            cells.append(null)
+        elif any_floats and type(value) is float and field in floats and isfinite(<double>value):
+            cells.append(_compact_float(value))
+        else:
+            cell = _fast_cell(value)
+            if cell is None:
+                try:
+                    cell = format_cell(value)
+                except EncodeError as exc:
+                    raise exc.relocated(path_join("$", field)).relocated(at) from None
+            cells.append(cell)
+    while last > 0 and not cells[last]:
+        del cells[last]  # decoders pad a short row with empty cells
+        last -= 1
+    first = cells[0]
+    if first.startswith(u"#") or first.startswith(u"GCX1"):
+        cells[0] = u"\\" + first
+    elif not first and last == 0:
+        cells[0] = u"null" if empty_null else u"\\"
+    if (<str>cells[last]).endswith(u"\r"):  # only a string's text can end in a raw CR
+        cells[last] = _escape(dumps_cell(row[fields[last]]))
+    return u"\t".join(cells)
 
 
 def encode_row(dict row, fields, bint empty_null, frozenset floats, /):
@@ -196,38 +400,235 @@ def encode_row(dict row, fields, bint empty_null, frozenset floats, /):
     last cell ending in CR is written as a JSON string (Go's line reader strips
     a CR before LF).
     """
-    cdef list cells = []
-    cdef str first
-    cdef Py_ssize_t last = len(fields) - 1
-    cdef str absent = u"\\" if empty_null else u""
-    cdef str null = u"" if empty_null else u"null"
-    cdef bint any_floats = bool(floats)
-    if last < 0:
+    cdef tuple fs = tuple(fields)
+    if not fs:
         raise ValueError("A row needs at least one field")
-    for field in fields:
-        value = row.get(field, _ABSENT)
-        if value is _ABSENT:
-            cells.append(absent)
-        elif value is None:
-            cells.append(null)
-        elif any_floats and type(value) is float and field in floats and math.isfinite(value):
-            cells.append(_compact_float(value))
+    return _row_line(row, fs, empty_null, floats, [], u"$")
+
+
+def encode_rows(rows, fields, bint empty_null, frozenset floats, /):
+    """Every row line of a table, each followed by LF: :func:`encode_row` per row.
+
+    Error paths start at the row: ``$[3].name``.
+    """
+    cdef tuple fs = tuple(fields)
+    cdef list lines = []
+    cdef list cells = []
+    cdef Py_ssize_t i = 0
+    if not fs:
+        raise ValueError("A row needs at least one field")
+    for row in rows:
+        if not isinstance(row, dict):
+            raise TypeError(f"Row {i} is a {type(row).__name__}, not a dict")
+        lines.append(_row_line(<dict>row, fs, empty_null, floats, cells, f"$[{i}]"))
+        i += 1
+    lines.append(u"")
+    return u"\n".join(lines)
+
+
+def scan_style(rows, fields, /):
+    """A section's style: (``empty=null`` pays, the ``float=`` columns).
+
+    ``empty=null`` when the rows hold more than 3 more nulls than absent keys;
+    a column is a float column when it holds no int and at least three integral
+    floats (within 1e15).
+    """
+    cdef Py_ssize_t nulls = 0, absent = 0, width = len(fields)
+    cdef dict integral = {}
+    cdef set has_int = set()
+    cdef double f
+    for row in rows:
+        absent += width - len(<dict?>row)
+        for key, value in (<dict>row).items():
+            if value is None:
+                nulls += 1
+            elif type(value) is float:
+                f = value
+                if -1e15 < f < 1e15 and f == <double>(<long long>f):
+                    integral[key] = integral.get(key, 0) + 1
+            elif type(value) is int:
+                has_int.add(key)
+    floats = frozenset([k for k, n in integral.items() if n >= 3 and k not in has_int])
+    return nulls > absent + 3, floats
+
+
+def shared_keys(rows, /):
+    """The keys every row has, in the same order, when all rows are dicts with str keys.
+
+    None otherwise (also for no rows): the caller then merges key orders itself.
+    """
+    cdef tuple first = None
+    cdef Py_ssize_t n = 0, i
+    for row in rows:
+        if type(row) is not dict:
+            return None
+        if first is None:
+            first = tuple(<dict>row)
+            for key in first:
+                if type(key) is not str:
+                    return None
+            n = len(first)
+            continue
+        if len(<dict>row) != n:
+            return None
+        i = 0
+        for key in <dict>row:
+            ref = first[i]
+            if key is not ref and key != ref:
+                return None
+            i += 1
+    return first
+
+
+def nest_rows(rows, plan, /):
+    """Rebuild nested objects from flat rows; ``plan`` holds (field, group chain, member key).
+
+    Raises DecodeError (no position) when a field's value stands where a group goes.
+    """
+    cdef list out = []
+    cdef list steps = list(plan)
+    cdef dict nested, target
+    for row in rows:
+        nested = {}
+        for name, chain, key in steps:
+            target = nested
+            for part in chain:
+                inner = target.get(part)
+                if inner is None:
+                    inner = target[part] = {}
+                elif type(inner) is not dict:
+                    raise DecodeError(f"Field {name!r} collides with member {part!r}")
+                target = <dict>inner
+            if name in row:
+                target[key] = row[name]
+        out.append(nested)
+    return out
+
+
+# ------------------------------------------------------------------- parsing
+
+
+cdef object _literal(str text, Py_ssize_t err_pos):
+    # A JSON literal cell (already unescaped), as loads_cell reads it.
+    cdef int kind = PyUnicode_KIND(text)
+    cdef void *data = PyUnicode_DATA(text)
+    cdef Py_ssize_t i, run = 0, n = len(text)
+    for i in range(n):  # any run of 17+ digits may be a big int: loads_cell decides
+        if _digit(PyUnicode_READ(kind, data, i)):
+            run += 1
+            if run >= 17:
+                break
         else:
-            try:
-                cells.append(format_cell(value))
-            except EncodeError as exc:
-                raise exc.relocated(path_join("$", field)) from None
-    while last > 0 and not cells[last]:
-        del cells[last]  # decoders pad a short row with empty cells
-        last -= 1
-    first = cells[0]
-    if first.startswith(u"#") or first.startswith(u"GCX1"):
-        cells[0] = u"\\" + first
-    elif not first and last == 0:
-        cells[0] = u"null" if empty_null else u"\\"
-    if (<str>cells[last]).endswith(u"\r"):  # only a string's text can end in a raw CR
-        cells[last] = escape(dumps_cell(row[fields[last]]))
-    return u"\t".join(cells)
+            run = 0
+    if run < 17:
+        try:
+            return _loads(text)
+        except _JSONDecodeError:
+            pass
+    try:
+        return loads_cell(text)
+    except ValueError as exc:
+        raise DecodeError(f"Cell is not a valid JSON literal: {exc}", pos=err_pos) from None
+
+
+cdef object _parse_range(str s, int kind, void *data, Py_ssize_t a, Py_ssize_t b, Py_ssize_t err_pos):
+    # The typed value of the raw cell s[a:b]; ABSENT for a lone backslash.
+    cdef Py_ssize_t n = b - a
+    if n == 0:
+        return None
+    cdef Py_UCS4 c = PyUnicode_READ(kind, data, a)
+    if c == 92:
+        if n == 1:
+            return _ABSENT
+        return _unescape_range(s, a, b)
+    if c == 34 or c == 91 or c == 123:
+        return _literal(_unescape_range(s, a, b), err_pos)
+    if c == 45 or _digit(c):
+        if _is_number(kind, data, a, b):
+            return _number(s, kind, data, a, b)
+    elif n == 4:
+        if (
+            c == 116 and PyUnicode_READ(kind, data, a + 1) == 114
+            and PyUnicode_READ(kind, data, a + 2) == 117 and PyUnicode_READ(kind, data, a + 3) == 101
+        ):
+            return True
+        if (
+            c == 110 and PyUnicode_READ(kind, data, a + 1) == 117
+            and PyUnicode_READ(kind, data, a + 2) == 108 and PyUnicode_READ(kind, data, a + 3) == 108
+        ):
+            return None
+    elif n == 5 and c == 102 and PyUnicode_Substring(s, a, b) == u"false":
+        return False
+    return _unescape_range(s, a, b)
+
+
+def parse_cell(str raw, /):
+    """Read one raw (still escaped) cell as a typed value; ABSENT for a lone backslash.
+
+    An empty cell reads as null (rows decide for themselves what empty means).
+    Raises DecodeError whose ``pos`` is relative to the cell.
+    """
+    return _parse_range(raw, PyUnicode_KIND(raw), PyUnicode_DATA(raw), 0, len(raw), 0)
+
+
+cdef Py_ssize_t _find_tab(int kind, void *data, Py_ssize_t i, Py_ssize_t b):
+    cdef const char *p
+    if kind == PyUnicode_1BYTE_KIND:
+        p = <const char *>memchr(<const char *>data + i, 9, b - i)
+        return b if p == NULL else p - <const char *>data
+    while i < b and PyUnicode_READ(kind, data, i) != 9:
+        i += 1
+    return i
+
+
+cdef dict _read_row(
+    str s, int kind, void *data, Py_ssize_t a, Py_ssize_t b, tuple fields,
+    bint typed, bint empty_null, frozenset floats, Py_ssize_t base,
+):
+    # The row s[a:b]; error positions are base + the offset within the row.
+    cdef Py_ssize_t nfields = len(fields), ncells = 1, i, ca, cb, pos = 0
+    cdef dict row = {}
+    cdef bint any_floats = bool(floats)
+    cb = a
+    while True:  # count the cells first: too many is an error before any literal is read
+        cb = _find_tab(kind, data, cb, b)
+        if cb >= b:
+            break
+        if ncells == nfields:
+            pos = cb
+        ncells += 1
+        cb += 1
+    if ncells > nfields:
+        raise DecodeError(
+            f"Row has {ncells} cells but the header declares {nfields} fields", pos=base + pos - a
+        )
+    ca = a
+    for i in range(ncells):
+        cb = _find_tab(kind, data, ca, b)
+        field = fields[i]
+        if not typed:
+            row[field] = _unescape_range(s, ca, cb)
+        elif cb == ca:
+            if empty_null:
+                row[field] = None
+        else:
+            value = _parse_range(s, kind, data, ca, cb, base + ca - a)
+            if value is not _ABSENT:
+                if any_floats and type(value) is int and field in floats:
+                    # From the text, so "-0" stays negative zero; an int beyond float
+                    # range (only a foreign payload can hold one here) stays an int.
+                    f = float(PyUnicode_Substring(s, ca, cb))
+                    if isfinite(f):
+                        value = f
+                row[field] = value
+        ca = cb + 1
+    if not typed:
+        for i in range(ncells, nfields):
+            row[fields[i]] = u""
+    elif empty_null:
+        for i in range(ncells, nfields):
+            row[fields[i]] = None
+    return row
 
 
 def decode_row(str line, fields, bint typed, bint empty_null, frozenset floats, /):
@@ -238,43 +639,71 @@ def decode_row(str line, fields, bint typed, bint empty_null, frozenset floats, 
     when ``empty_null``) and numbers in ``floats`` columns are floats. Extra
     cells, or a bad literal, raise DecodeError whose ``pos`` is relative to the line.
     """
-    cdef list cells = line.split(u"\t")
-    cdef Py_ssize_t ncells = len(cells), nfields = len(fields), i, start = 0
-    cdef dict row = {}
-    cdef str raw
-    cdef bint any_floats = bool(floats)
-    if ncells > nfields:
-        for i in range(nfields):
-            start += len(<str>cells[i]) + 1
-        raise DecodeError(
-            f"Row has {ncells} cells but the header declares {nfields} fields", pos=start - 1
-        )
-    if not typed:
-        for i in range(ncells):
-            row[fields[i]] = unescape(<str>cells[i])
-        for i in range(ncells, nfields):
-            row[fields[i]] = u""
-        return row
-    for i in range(ncells):
-        raw = <str>cells[i]
-        if not raw:
-            if empty_null:
-                row[fields[i]] = None
+    return _read_row(
+        line, PyUnicode_KIND(line), PyUnicode_DATA(line), 0, len(line), tuple(fields),
+        typed, empty_null, floats, 0,
+    )
+
+
+def decode_rows(
+    str text, Py_ssize_t start, fields, bint typed, bint empty_null, frozenset floats,
+    Py_ssize_t max_line, Py_ssize_t max_brackets, /,
+):
+    """Read the row and comment lines of a section from ``text[start:]``.
+
+    Returns ``(rows, comments, stop)``: ``stop`` is where reading stopped, at the
+    start of a line it leaves to the caller (a ``GCX1`` header, a line longer than
+    ``max_line``, or, typed, one holding more than ``max_brackets`` of ``[`` and
+    ``{``) or at ``len(text)``. A CR before LF is dropped, blank lines are skipped,
+    comment text is kept without its ``#``. Row errors are DecodeErrors whose
+    ``pos`` is an offset into ``text``.
+    """
+    cdef list rows = [], comments = []
+    cdef tuple fs = tuple(fields)
+    cdef Py_ssize_t n = len(text), pos = start, end, stop, i, brackets
+    cdef int kind = PyUnicode_KIND(text)
+    cdef void *data = PyUnicode_DATA(text)
+    cdef const char *p
+    cdef Py_UCS4 c
+    while pos < n:
+        if kind == PyUnicode_1BYTE_KIND:
+            p = <const char *>memchr(<const char *>data + pos, 10, n - pos)
+            end = n if p == NULL else p - <const char *>data
         else:
-            try:
-                value = parse_cell(raw)
-            except DecodeError as exc:
-                raise DecodeError(exc.msg, pos=start) from None
-            if value is not _ABSENT:
-                if any_floats and type(value) is int and fields[i] in floats:
-                    # From the text, so "-0" stays negative zero; an int beyond float
-                    # range (only a foreign payload can hold one here) stays an int.
-                    f = float(raw)
-                    if math.isfinite(f):
-                        value = f
-                row[fields[i]] = value
-        start += len(raw) + 1
-    if empty_null:
-        for i in range(ncells, nfields):
-            row[fields[i]] = None
-    return row
+            end = PyUnicode_FindChar(text, 10, pos, n, 1)
+            if end < 0:
+                end = n
+        stop = end
+        if stop > pos and PyUnicode_READ(kind, data, stop - 1) == 13:
+            stop -= 1  # CRLF input, as Go's line reader takes it
+        if stop > pos:
+            if stop - pos > max_line:
+                return rows, comments, pos
+            c = PyUnicode_READ(kind, data, pos)
+            if (
+                c == 71 and stop - pos >= 4 and PyUnicode_READ(kind, data, pos + 1) == 67
+                and PyUnicode_READ(kind, data, pos + 2) == 88
+                and PyUnicode_READ(kind, data, pos + 3) == 49
+            ):  # GCX1
+                return rows, comments, pos
+            if c == 35:  # #
+                comments.append(PyUnicode_Substring(text, pos + 1, stop))
+            else:
+                if typed:
+                    brackets = 0
+                    if kind == PyUnicode_1BYTE_KIND:
+                        for i in range(pos, stop):
+                            if (<Py_UCS1 *>data)[i] == 91 or (<Py_UCS1 *>data)[i] == 123:
+                                brackets += 1
+                    else:
+                        for i in range(pos, stop):
+                            c = PyUnicode_READ(kind, data, i)
+                            if c == 91 or c == 123:
+                                brackets += 1
+                    if brackets > max_brackets:
+                        return rows, comments, pos
+                rows.append(
+                    _read_row(text, kind, data, pos, stop, fs, typed, empty_null, floats, pos)
+                )
+        pos = end + 1
+    return rows, comments, n

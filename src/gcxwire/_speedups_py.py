@@ -15,7 +15,7 @@ character backslash-escaped (reference decoders drop such a backslash).
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from ._common import ABSENT, NUMBER, int_to_str, path_join, str_to_int
@@ -29,16 +29,22 @@ __all__ = [
     "parse_cell",
     "encode_row",
     "decode_row",
+    "encode_rows",
+    "decode_rows",
+    "scan_style",
+    "shared_keys",
+    "nest_rows",
 ]
 
-_ESCAPES = str.maketrans({"\\": "\\\\", "\t": "\\t", "\n": "\\n"})
 _UNESCAPED = {"t": "\t", "n": "\n"}
 
 
 def escape(s: str, /) -> str:
     """Apply the GCX1 escapes: backslash, TAB and LF become ``\\\\``, ``\\t``, ``\\n``."""
     if "\\" in s or "\t" in s or "\n" in s:
-        return s.translate(_ESCAPES)
+        # Backslashes first, so the ones the other escapes add are not doubled.
+        # (Three str.replace calls are ~10x faster than str.translate on long text.)
+        return s.replace("\\", "\\\\").replace("\t", "\\t").replace("\n", "\\n")
     return s
 
 
@@ -241,3 +247,147 @@ def _as_float(text: str, n: int) -> float | int:
     # (only a foreign payload can hold one here) stays an int.
     f = float(text)
     return f if math.isfinite(f) else n
+
+
+def encode_rows(
+    rows: Iterable[dict[str, Any]],
+    fields: Sequence[str],
+    empty_null: bool,
+    floats: frozenset[str],
+    /,
+) -> str:
+    """Every row line of a table, each followed by LF: :func:`encode_row` per row.
+
+    Error paths start at the row: ``$[3].name``.
+    """
+    if not fields:
+        raise ValueError("A row needs at least one field")
+    lines: list[str] = []
+    for i, row in enumerate(rows):
+        if not isinstance(row, dict):
+            raise TypeError(f"Row {i} is a {type(row).__name__}, not a dict")
+        try:
+            lines.append(encode_row(row, fields, empty_null, floats))
+        except EncodeError as exc:
+            raise exc.relocated(f"$[{i}]") from None
+    lines.append("")
+    return "\n".join(lines)
+
+
+def scan_style(
+    rows: Iterable[dict[str, Any]], fields: Sequence[str], /
+) -> tuple[bool, frozenset[str]]:
+    """A section's style: (``empty=null`` pays, the ``float=`` columns).
+
+    ``empty=null`` when the rows hold more than 3 more nulls than absent keys;
+    a column is a float column when it holds no int and at least three integral
+    floats (within 1e15).
+    """
+    nulls = absent = 0
+    integral: dict[str, int] = {}
+    has_int: set[str] = set()
+    width = len(fields)
+    for row in rows:
+        absent += width - len(row)
+        for key, value in row.items():
+            if value is None:
+                nulls += 1
+            elif type(value) is float:
+                if value.is_integer() and -1e15 < value < 1e15:
+                    integral[key] = integral.get(key, 0) + 1
+            elif type(value) is int:
+                has_int.add(key)
+    floats = frozenset(k for k, n in integral.items() if n >= 3 and k not in has_int)
+    return nulls > absent + 3, floats
+
+
+def decode_rows(
+    text: str,
+    start: int,
+    fields: Sequence[str],
+    typed: bool,
+    empty_null: bool,
+    floats: frozenset[str],
+    max_line: int,
+    max_brackets: int,
+    /,
+) -> tuple[list[dict[str, Any]], list[str], int]:
+    """Read the row and comment lines of a section from ``text[start:]``.
+
+    Returns ``(rows, comments, stop)``: ``stop`` is where reading stopped, at the
+    start of a line it leaves to the caller (a ``GCX1`` header, a line longer than
+    ``max_line``, or, typed, one holding more than ``max_brackets`` of ``[`` and
+    ``{``) or at ``len(text)``. A CR before LF is dropped, blank lines are skipped,
+    comment text is kept without its ``#``. Row errors are DecodeErrors whose
+    ``pos`` is an offset into ``text``.
+    """
+    rows: list[dict[str, Any]] = []
+    comments: list[str] = []
+    n = len(text)
+    pos = start
+    while pos < n:
+        end = text.find("\n", pos)
+        if end < 0:
+            end = n
+        line = text[pos:end]
+        if line.endswith("\r"):  # CRLF input, as Go's line reader takes it
+            line = line[:-1]
+        if line:
+            if len(line) > max_line or line.startswith("GCX1"):
+                return rows, comments, pos
+            if line[0] == "#":
+                comments.append(line[1:])
+            else:
+                if typed and line.count("[") + line.count("{") > max_brackets:
+                    return rows, comments, pos
+                try:
+                    rows.append(decode_row(line, fields, typed, empty_null, floats))
+                except DecodeError as exc:
+                    raise DecodeError(exc.msg, pos=pos + exc.pos) from None
+        pos = end + 1
+    return rows, comments, n
+
+
+def shared_keys(rows: Iterable[Any], /) -> tuple[str, ...] | None:
+    """The keys every row has, in the same order, when all rows are dicts with str keys.
+
+    None otherwise (also for no rows): the caller then merges key orders itself.
+    """
+    first: tuple[str, ...] | None = None
+    for row in rows:
+        if type(row) is not dict:
+            return None
+        keys = tuple(row)
+        if first is None:
+            if not all(type(k) is str for k in keys):
+                return None
+            first = keys
+        elif keys != first:
+            return None
+    return first
+
+
+def nest_rows(
+    rows: Iterable[dict[str, Any]], plan: Iterable[tuple[str, tuple[str, ...], str]], /
+) -> list[dict[str, Any]]:
+    """Rebuild nested objects from flat rows; ``plan`` holds (field, group chain, member key).
+
+    Raises DecodeError (no position) when a field's value stands where a group goes.
+    """
+    steps = list(plan)
+    out: list[dict[str, Any]] = []
+    for row in rows:
+        nested: dict[str, Any] = {}
+        for name, chain, key in steps:
+            target = nested
+            for part in chain:
+                inner = target.get(part)
+                if inner is None:
+                    inner = target[part] = {}
+                elif type(inner) is not dict:
+                    raise DecodeError(f"Field {name!r} collides with member {part!r}")
+                target = inner
+            if name in row:
+                target[key] = row[name]
+        out.append(nested)
+    return out
