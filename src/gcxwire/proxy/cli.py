@@ -1,8 +1,9 @@
-"""``gcxwire proxy [options] -- <server command> [args...]``."""
+"""``gcxwire proxy [options] -- <server command> [args...]``, or ``--servers FILE``."""
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import os
 import signal
@@ -11,34 +12,40 @@ from collections.abc import Callable, Sequence
 
 from .codecs import DcpCodec, optional_codec
 from .framing import open_stdio
+from .gateway import Gateway, Member
+from .gateway_config import GatewayConfigError, ServerSpec, load_gateway_config
 from .interceptor import ResponseInterceptor
 from .lifecycle import SchemaLifecycle, SchemaVersion
 from .options import ProxyOptions, parse_options
 from .presets import FieldFilter, PresetError, load_filters, load_schema_defs
 from .relay import Relay
-from .stats import ProxyStats
+from .stats import ProxyStats, write_gateway_stats
 from .upstream import Upstream
 
-__all__ = ["main", "build_interceptor"]
+__all__ = ["build_interceptor", "build_members", "main"]
 
 log = logging.getLogger("gcxwire.proxy")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the proxy until the client or the server goes away; the exit status.
+    """Run the proxy until the client (or, with one server, the server) goes away.
 
-    The status is the server's (128 + N when a signal N killed it), 2 for bad
-    usage and 1 when the proxy itself cannot start.
+    The exit status is the server's (128 + N when a signal N killed it), 0 for a
+    gateway, 2 for bad usage and 1 when the proxy itself cannot start.
     """
     try:
         options = parse_options(sys.argv[1:] if argv is None else argv)
     except SystemExit as exc:  # argparse has printed usage or help
         return exc.code if isinstance(exc.code, int) else 2
     _setup_logging(options)
-    stats = ProxyStats(options.server_name)
     try:
-        interceptor = build_interceptor(options, stats)
-    except PresetError as exc:
+        if options.servers is not None:
+            members = build_members(options, load_gateway_config(options.servers))
+            all_stats = [member.interceptor.stats for member in members]
+        else:
+            interceptor = build_interceptor(options, ProxyStats(options.server_name))
+            all_stats = [interceptor.stats]
+    except (PresetError, GatewayConfigError) as exc:
         log.error("%s", exc)
         print(f"gcxwire proxy: {exc}", file=sys.stderr)
         return 1
@@ -46,15 +53,44 @@ def main(argv: Sequence[str] | None = None) -> int:
     # stray print() from any library cannot corrupt the wire.
     wire_fd = os.dup(1)
     os.dup2(2, 1)
+
+    async def serve() -> int:
+        client_in, client_out = await open_stdio(0, wire_fd)
+        core: Relay | Gateway
+        if options.servers is not None:
+            core = Gateway(client_in, client_out, members)
+        else:
+            upstream = Upstream(
+                options.command, name=options.server_name, env=options.env, cwd=options.cwd
+            )
+            core = Relay(client_in, client_out, upstream, interceptor)
+        loop = asyncio.get_running_loop()
+        for name in ("SIGTERM", "SIGINT", "SIGHUP"):
+            _on_signal(loop, name, core.request_stop)
+        _on_signal(loop, "SIGUSR1", lambda: _report(options, all_stats))
+        return await core.run()
+
     try:
-        return asyncio.run(_serve(options, interceptor, stats, wire_fd))
+        return asyncio.run(serve())
     except OSError as exc:  # e.g. the server command does not exist
         log.error("cannot run %s: %s", " ".join(options.command), exc)
         print(f"gcxwire proxy: cannot run {options.command[0]!r}: {exc}", file=sys.stderr)
         return 1
     finally:
-        _report(options, stats)
+        _report(options, all_stats)
         os.close(wire_fd)
+
+
+def build_members(options: ProxyOptions, specs: Sequence[ServerSpec]) -> list[Member]:
+    """One member per configured server, each with its own interceptor; ``--env``
+    applies to every server, under its own ``env``."""
+    members = []
+    for spec in specs:
+        env = {**options.env, **spec.env}
+        spec = dataclasses.replace(spec, env=env)
+        own = dataclasses.replace(options, name=spec.alias, command=spec.command)
+        members.append(Member(spec, build_interceptor(own, ProxyStats(spec.alias))))
+    return members
 
 
 def build_interceptor(options: ProxyOptions, stats: ProxyStats) -> ResponseInterceptor:
@@ -90,19 +126,6 @@ def build_interceptor(options: ProxyOptions, stats: ProxyStats) -> ResponseInter
     )
 
 
-async def _serve(
-    options: ProxyOptions, interceptor: ResponseInterceptor, stats: ProxyStats, wire_fd: int
-) -> int:
-    client_in, client_out = await open_stdio(0, wire_fd)
-    upstream = Upstream(options.command, name=options.server_name, env=options.env, cwd=options.cwd)
-    relay = Relay(client_in, client_out, upstream, interceptor)
-    loop = asyncio.get_running_loop()
-    for name in ("SIGTERM", "SIGINT", "SIGHUP"):
-        _on_signal(loop, name, relay.request_stop)
-    _on_signal(loop, "SIGUSR1", lambda: _report(options, stats))
-    return await relay.run()
-
-
 def _on_signal(loop: asyncio.AbstractEventLoop, name: str, handler: Callable[[], None]) -> None:
     """Install ``handler`` where the platform has the signal (Windows lacks most)."""
     sig = getattr(signal, name, None)
@@ -126,11 +149,15 @@ def _setup_logging(options: ProxyOptions) -> None:
     log.propagate = False
 
 
-def _report(options: ProxyOptions, stats: ProxyStats) -> None:
+def _report(options: ProxyOptions, all_stats: Sequence[ProxyStats]) -> None:
     """Stats to stderr and, with --stats-file, to that file."""
-    print(stats.summary(), file=sys.stderr, flush=True)
+    for stats in all_stats:
+        print(stats.summary(), file=sys.stderr, flush=True)
     if options.stats_file:
         try:
-            stats.write_json(options.stats_file)
+            if options.servers is None:
+                all_stats[0].write_json(options.stats_file)
+            else:
+                write_gateway_stats(options.stats_file, all_stats)
         except OSError as exc:
             log.error("cannot write stats to %s: %s", options.stats_file, exc)

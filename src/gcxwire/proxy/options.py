@@ -14,13 +14,17 @@ __all__ = ["ProxyOptions", "build_parser", "default_server_name", "parse_options
 Format = Literal["auto", "gcx", "dcp"]
 Structured = Literal["keep", "drop"]
 
-USAGE = "gcxwire proxy [options] -- <server command> [args...]"
+USAGE = (
+    "gcxwire proxy [options] -- <server command> [args...]\n"
+    "       gcxwire proxy [options] --servers gateway.json"
+)
 
 EPILOG = """\
 examples:
   gcxwire proxy -- uvx mcp-server-git --repository /path/to/repo
   gcxwire proxy --format dcp --stats-file stats.json -- npx -y @modelcontextprotocol/server-memory
   gcxwire proxy --presets ~/.config/gcxwire/presets --name github -- github-mcp-server stdio
+  gcxwire proxy --servers ~/.config/gcxwire/gateway.json
 
 The proxy speaks MCP on its own stdin/stdout; logs go to stderr (or --log-file).
 See docs/proxy.md for what each option changes on the wire.
@@ -31,7 +35,8 @@ See docs/proxy.md for what each option changes on the wire.
 class ProxyOptions:
     """Everything that changes what the proxy does; defaults match the CLI's."""
 
-    command: tuple[str, ...]
+    command: tuple[str, ...] = ()
+    servers: str | None = None  # --servers FILE: a gateway in front of several servers
     name: str = ""
     env: dict[str, str] = field(default_factory=dict)
     cwd: str | None = None
@@ -89,6 +94,11 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     server = parser.add_argument_group("server")
+    server.add_argument(
+        "--servers",
+        metavar="FILE",
+        help="front several servers (a gateway.json or an mcpServers file) instead of one",
+    )
     server.add_argument("--name", default="", help="server name for logs, stats and presets")
     server.add_argument(
         "--env",
@@ -181,7 +191,9 @@ def parse_options(argv: Sequence[str]) -> ProxyOptions:
     else:
         args = parser.parse_args(argv)
         command = list(args.command)
-    if not command:
+    if args.servers is not None and command:
+        parser.error("give either --servers FILE or a server command after --, not both")
+    if args.servers is None and not command:
         parser.error(
             "no server command: put it after --, e.g. gcxwire proxy -- uvx mcp-server-time"
         )
@@ -195,6 +207,7 @@ def parse_options(argv: Sequence[str]) -> ProxyOptions:
         parser.error(f"--presets: {args.presets!r} is not a directory")
     return ProxyOptions(
         command=tuple(command),
+        servers=args.servers,
         name=args.name,
         env=env,
         cwd=args.cwd,

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import os
 import tempfile
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import orjson
 
-__all__ = ["ProxyStats", "ToolStats", "ToolsListStats"]
+__all__ = ["ProxyStats", "ToolStats", "ToolsListStats", "write_gateway_stats"]
 
 
 @dataclass
@@ -64,12 +65,7 @@ class ProxyStats:
         }
 
     def write_json(self, path: str) -> None:
-        """Write atomically, so a reader never sees half a file."""
-        directory = os.path.dirname(os.path.abspath(path))
-        fd, tmp = tempfile.mkstemp(dir=directory, prefix=".gcxwire-stats-")
-        with os.fdopen(fd, "wb") as out:
-            out.write(orjson.dumps(self.as_dict(), option=orjson.OPT_INDENT_2))
-        os.replace(tmp, path)
+        _write_atomically(path, self.as_dict())
 
     def summary(self) -> str:
         """A few human-readable lines for stderr."""
@@ -102,3 +98,17 @@ def _saving(before: int, after: int) -> str:
     if before <= 0:
         return ""
     return f" ({100 * (before - after) / before:.1f}% saved)"
+
+
+def write_gateway_stats(path: str, all_stats: Sequence[ProxyStats]) -> None:
+    """The stats of every server of a gateway, by alias, in one file."""
+    _write_atomically(path, {"servers": {stats.server: stats.as_dict() for stats in all_stats}})
+
+
+def _write_atomically(path: str, data: dict[str, Any]) -> None:
+    """Write to a temporary file, then rename it: a reader never sees half a file."""
+    directory = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(dir=directory, prefix=".gcxwire-stats-")
+    with os.fdopen(fd, "wb") as out:
+        out.write(orjson.dumps(data, option=orjson.OPT_INDENT_2))
+    os.replace(tmp, path)

@@ -1,0 +1,506 @@
+"""One stdio endpoint in front of several MCP servers (``gcxwire proxy --servers FILE``).
+
+Each upstream keeps its own :class:`~.link.UpstreamLink` (process, requests in
+flight, crash answers) and its own interceptor (schema lifecycle, filters,
+stats); only the routing here is shared.
+
+- ``tools/list``: every upstream's list, all pages drained, tool names prefixed
+  ``alias__`` (a prefixed name over 64 characters is left out with a warning),
+  merged in config order.
+- ``tools/call alias__tool``: sent to that upstream as ``tool``; an unknown alias
+  or tool gets -32601.
+- Any other request (``initialize``, ``server/discover``, ``ping``,
+  ``resources/read``...) goes to every running upstream, and the first server in
+  config order that answers successfully wins. For ``initialize`` and
+  ``server/discover`` the capabilities of all successful answers are merged
+  (:func:`merge_capabilities`).
+- Notifications from the client go to every upstream, except
+  ``notifications/cancelled``, which goes to the one that owns the request.
+- Every request gets a fresh id per upstream, and server-to-client requests get
+  gateway ids, so two servers' ids never collide; answers go back under the
+  ids their sender used.
+
+An upstream that fails to start, crashes, or does not answer ``initialize``,
+``server/discover`` or ``tools/list`` in time is taken out: its in-flight calls
+get errors, its tools disappear (handshake-era clients get
+``notifications/tools/list_changed``), and with ``"restart": true`` it starts
+again after 1, 2, 4 ... 30 s, with the client's ``initialize`` replayed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable, Hashable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+
+from .._version import __version__
+from .framing import LineReader, LineWriter
+from .gateway_config import ServerSpec
+from .interceptor import ResponseInterceptor
+from .jsonrpc import (
+    JsonObject,
+    PendingRequest,
+    batch_refusal,
+    error_response,
+    parse_line,
+    request_of,
+    response_id,
+)
+from .link import UpstreamLink
+from .upstream import Upstream
+
+__all__ = ["Gateway", "Member", "merge_capabilities"]
+
+log = logging.getLogger("gcxwire.proxy")
+
+SEPARATOR = "__"
+# Claude's API caps tool names at 64 characters.
+MAX_TOOL_NAME = 64
+# How long a broadcast waits for the upstreams. One that has not answered
+# initialize, server/discover or a tools/list page by then is taken out.
+BROADCAST_TIMEOUT = 10.0
+_MUST_ANSWER = frozenset({"initialize", "server/discover", "tools/list"})
+# Seconds before each restart of a crashed upstream; the last one repeats.
+RESTART_BACKOFF = (1.0, 2.0, 4.0, 8.0, 16.0, 30.0)
+# A stream per server cannot be merged into one answer.
+_UNSUPPORTED = frozenset({"subscriptions/listen"})
+
+METHOD_NOT_FOUND = -32601
+PARSE_ERROR = -32700
+INTERNAL_ERROR = -32603
+NO_UPSTREAM = -31001  # our own code: no running upstream answered
+
+Answers = dict[str, JsonObject]
+Waiting = dict[str, "asyncio.Future[JsonObject]"]
+
+
+def _key(request_id: Any) -> Hashable:
+    return (type(request_id).__name__, request_id)
+
+
+@dataclass
+class Member:
+    """One upstream of the gateway, with the interceptor that is its alone."""
+
+    spec: ServerSpec
+    interceptor: ResponseInterceptor
+    link: UpstreamLink = field(init=False)
+    running: bool = False
+    tools: set[str] | None = None  # unprefixed names from its last tools/list
+    restarts: int = 0
+    _last_id: int = 0
+
+    @property
+    def alias(self) -> str:
+        return self.spec.alias
+
+    def new_id(self) -> int:
+        self._last_id += 1
+        return self._last_id
+
+
+def merge_capabilities(all_caps: Iterable[Any]) -> JsonObject:
+    """The union of capability objects: objects merged member by member, ``true``
+    if any server says ``true``, otherwise the first server's value."""
+    merged: JsonObject = {}
+    for caps in all_caps:
+        if isinstance(caps, dict):
+            _merge_into(merged, caps)
+    return merged
+
+
+def _merge_into(target: JsonObject, source: JsonObject) -> None:
+    for key, value in source.items():
+        if isinstance(value, dict):
+            existing = target.setdefault(key, {})
+            if isinstance(existing, dict):
+                _merge_into(existing, value)
+        elif key not in target:
+            target[key] = value
+        elif target[key] is False and value is True:
+            target[key] = True
+
+
+class Gateway:
+    """Relay one client and several upstreams until the client goes away."""
+
+    def __init__(self, client_in: LineReader, client_out: LineWriter, members: list[Member]):
+        self._client_in = client_in
+        self._client_out = client_out
+        self._members = {member.alias: member for member in members}
+        self._order = [member.alias for member in members]
+        # (alias, upstream id) -> the client's id, or a future for our own use
+        self._client_ids: dict[tuple[str, Hashable], Any] = {}
+        self._futures: dict[tuple[str, Hashable], asyncio.Future[JsonObject]] = {}
+        # the client's id -> (alias, upstream id), to route a cancellation
+        self._routes: dict[Hashable, tuple[str, int]] = {}
+        # our id for a server-to-client request -> (alias, the server's own id)
+        self._server_requests: dict[Hashable, tuple[str, Any]] = {}
+        self._server_request_count = 0
+        self._handshake: JsonObject | None = None  # the client's initialize params
+        self._era: str | None = None  # "legacy" or "modern", from the first request
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self._closing = asyncio.Event()
+        for member in members:
+            upstream = Upstream(
+                member.spec.command, name=member.alias, env=member.spec.env, cwd=member.spec.cwd
+            )
+            member.link = UpstreamLink(upstream, member.interceptor, self._deliverer(member))
+
+    def request_stop(self) -> None:
+        """Shut down as if the client had closed its end (SIGTERM/SIGINT)."""
+        self._closing.set()
+
+    # -- lifetime -------------------------------------------------------------------
+
+    async def run(self) -> int:
+        await asyncio.gather(*(self._start(member) for member in self._members.values()))
+        from_client = asyncio.create_task(self._pump_from_client(), name="from-client")
+        closing = asyncio.create_task(self._closing.wait(), name="closing")
+        await asyncio.wait({from_client, closing}, return_when=asyncio.FIRST_COMPLETED)
+        self._closing.set()
+        from_client.cancel()
+        closing.cancel()
+        for task in list(self._tasks):
+            if not task.get_name().startswith("watch-"):
+                task.cancel()
+        log.info("stopping %d servers", len(self._members))
+        await asyncio.gather(
+            *(m.link.upstream.stop() for m in self._members.values() if m.link.upstream.running)
+        )
+        watchers = [t for t in self._tasks if t.get_name().startswith("watch-")]
+        if watchers:
+            await asyncio.wait(watchers, timeout=BROADCAST_TIMEOUT)
+        return 0
+
+    def _spawn(self, coro: Awaitable[Any], name: str) -> None:
+        task = asyncio.ensure_future(coro)
+        task.set_name(name)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _start(self, member: Member) -> bool:
+        try:
+            await member.link.upstream.start()
+        except OSError as exc:
+            log.error("%s cannot start: %s", member.alias, exc)
+            self._schedule_restart(member)
+            return False
+        member.running = True
+        self._spawn(self._watch(member), f"watch-{member.alias}")
+        return True
+
+    async def _watch(self, member: Member) -> None:
+        """Relay one member's output until it exits, then take it out."""
+        status = await member.link.pump()
+        member.running, member.tools = False, None
+        if self._closing.is_set():
+            return
+        log.warning("%s stopped (status %d): its tools are gone", member.alias, status)
+        await self._tools_changed()
+        self._schedule_restart(member)
+
+    def _schedule_restart(self, member: Member) -> None:
+        if member.spec.restart and not self._closing.is_set():
+            self._spawn(self._restart(member), f"restart-{member.alias}")
+
+    async def _restart(self, member: Member) -> None:
+        delay = RESTART_BACKOFF[min(member.restarts, len(RESTART_BACKOFF) - 1)]
+        member.restarts += 1
+        log.info("restarting %s in %.0f s", member.alias, delay)
+        await asyncio.sleep(delay)
+        if not await self._start(member):
+            return
+        if self._era == "legacy" and self._handshake is not None:
+            # A handshake-era server must see the client's initialize again.
+            waiting = await self._send_all([member], "initialize", self._handshake)
+            answers = await self._collect("initialize", waiting)
+            if "result" not in answers.get(member.alias, {}):
+                log.error("%s refused the replayed initialize: %r", member.alias, answers)
+                return
+            note = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+            await member.link.send(orjson.dumps(note))
+        await self._tools_changed()
+
+    async def _tools_changed(self) -> None:
+        # Only handshake-era clients take an unsolicited list_changed: in
+        # 2026-07-28 it belongs to a subscriptions/listen stream.
+        if self._era == "legacy":
+            note = {"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}
+            await self._client_out.write_line(orjson.dumps(note))
+
+    def _running(self) -> list[Member]:
+        return [self._members[alias] for alias in self._order if self._members[alias].running]
+
+    # -- from the client ------------------------------------------------------------------
+
+    async def _pump_from_client(self) -> None:
+        # Requests are *sent* here, in the client's order (so initialize reaches
+        # every server before notifications/initialized); the answers are
+        # awaited in tasks.
+        while (line := await self._client_in.readline()) is not None:
+            if not line.strip():
+                continue
+            message = parse_line(line)
+            if isinstance(message, list):
+                refusal = batch_refusal(message)
+                if refusal is not None:
+                    await self._client_out.write_line(refusal)
+            elif not isinstance(message, dict):
+                log.warning("client sent a line that is not a JSON-RPC message: %.200r", line)
+                await self._client_out.write_line(error_response(None, PARSE_ERROR, "Parse error"))
+            elif (request := request_of(message)) is not None:
+                await self._request(request, message)
+            elif "method" in message:
+                await self._notify(message)
+            else:
+                await self._answer_server(message)
+        log.info("client closed its input")
+
+    async def _request(self, request: PendingRequest, message: JsonObject) -> None:
+        self._note_era(request)
+        if request.method == "tools/call":
+            refusal = await self._tools_call(request, message)
+            if refusal is not None:
+                await self._client_out.write_line(refusal)
+            return
+        if request.method in _UNSUPPORTED:
+            text = f"{request.method} is not supported by the gcxwire gateway"
+            await self._client_out.write_line(error_response(request.id, METHOD_NOT_FOUND, text))
+            return
+        members = self._running()
+        if request.method == "tools/list":
+            params = {k: v for k, v in request.params.items() if k != "cursor"}
+            waiting = await self._send_all(members, "tools/list", params)
+            finish = self._tools_list(request.id, members, params, waiting)
+        else:
+            waiting = await self._send_all(members, request.method, request.params)
+            finish = self._broadcast(request, waiting)
+        self._spawn(self._answer_client(request.id, finish), f"answer-{request.method}")
+
+    def _note_era(self, request: PendingRequest) -> None:
+        if self._era is None:
+            meta = request.params.get("_meta")
+            modern = request.method == "server/discover" or (
+                isinstance(meta, dict) and "io.modelcontextprotocol/protocolVersion" in meta
+            )
+            self._era = "modern" if modern else "legacy"
+        if request.method == "initialize":
+            self._handshake = request.params
+
+    async def _answer_client(self, client_id: Any, finish: Awaitable[bytes]) -> None:
+        try:
+            answer = await finish
+        except Exception:  # a bug here must not leave the client waiting forever
+            log.exception("answering request %r failed", client_id)
+            answer = error_response(client_id, INTERNAL_ERROR, "gcxwire gateway: internal error")
+        await self._client_out.write_line(answer)
+
+    async def _notify(self, message: JsonObject) -> None:
+        params = message.get("params")
+        if message.get("method") == "notifications/cancelled" and isinstance(params, dict):
+            target = self._routes.pop(_key(params.get("requestId")), None)
+            if target is not None:
+                alias, upstream_id = target
+                member = self._members[alias]
+                member.link.forget(upstream_id)
+                self._client_ids.pop((alias, _key(upstream_id)), None)
+                moved = {**message, "params": {**params, "requestId": upstream_id}}
+                await member.link.send(orjson.dumps(moved))
+            return
+        line = orjson.dumps(message)
+        for member in self._running():
+            await member.link.send(line)
+
+    async def _answer_server(self, message: JsonObject) -> None:
+        """The client's answer to a server-to-client request: back to its server."""
+        target = self._server_requests.pop(_key(message.get("id")), None)
+        if target is None:
+            log.warning("client answered a request nobody asked: %r", message.get("id"))
+            return
+        alias, server_id = target
+        await self._members[alias].link.send(orjson.dumps({**message, "id": server_id}))
+
+    # -- requests -----------------------------------------------------------------------
+
+    async def _tools_call(self, request: PendingRequest, message: JsonObject) -> bytes | None:
+        """Route ``alias__tool`` to its server; an error answer if there is none."""
+        name = request.params.get("name")
+        alias, sep, tool = name.partition(SEPARATOR) if isinstance(name, str) else ("", "", "")
+        member = self._members.get(alias)
+        if (
+            not sep
+            or member is None
+            or not member.running
+            or (member.tools is not None and tool not in member.tools)
+        ):
+            return error_response(request.id, METHOD_NOT_FOUND, f"Unknown tool: {name}")
+        upstream_id = member.new_id()
+        params = {**request.params, "name": tool}
+        self._client_ids[(alias, _key(upstream_id))] = request.id
+        self._routes[_key(request.id)] = (alias, upstream_id)
+        line = orjson.dumps({**message, "id": upstream_id, "params": params})
+        await member.link.send(line, PendingRequest(upstream_id, "tools/call", params))
+        return None  # the answer comes back through the member's deliverer
+
+    async def _tools_list(
+        self, client_id: Any, members: list[Member], params: JsonObject, first_pages: Waiting
+    ) -> bytes:
+        first_answers = await self._collect("tools/list", first_pages)
+        lists = await asyncio.gather(
+            *(self._drain_list(m, params, first_answers.get(m.alias)) for m in members)
+        )
+        tools: list[Any] = []
+        extra: JsonObject = {}
+        for member, (member_tools, first) in zip(members, lists):
+            for key in ("ttlMs", "cacheScope", "resultType"):
+                if first is not None and key in first and key not in extra:
+                    extra[key] = first[key]
+            prefix = member.alias + SEPARATOR
+            tools.extend({**tool, "name": prefix + tool["name"]} for tool in member_tools)
+        result = {**extra, "tools": tools}
+        return orjson.dumps({"jsonrpc": "2.0", "id": client_id, "result": result})
+
+    async def _drain_list(
+        self, member: Member, params: JsonObject, answer: JsonObject | None
+    ) -> tuple[list[JsonObject], JsonObject | None]:
+        """All of one member's tools (every page), and its first page's result."""
+        tools: dict[str, JsonObject] = {}
+        first: JsonObject | None = None
+        while True:
+            result = answer.get("result") if answer is not None else None
+            if not isinstance(result, dict) or not isinstance(result.get("tools"), list):
+                log.warning("%s gave no tools/list: %.200r", member.alias, answer)
+                return list(tools.values()), first
+            first = first or result
+            for tool in result["tools"]:
+                name = tool.get("name") if isinstance(tool, dict) else None
+                if not isinstance(name, str) or name in tools:
+                    continue
+                if len(member.alias) + len(SEPARATOR) + len(name) > MAX_TOOL_NAME:
+                    log.warning(
+                        "%s%s%s has more than %d characters: left out of tools/list",
+                        member.alias,
+                        SEPARATOR,
+                        name,
+                        MAX_TOOL_NAME,
+                    )
+                    continue
+                tools[name] = tool
+            cursor = result.get("nextCursor")
+            if not cursor or not member.running:
+                break
+            waiting = await self._send_all([member], "tools/list", {**params, "cursor": cursor})
+            answer = (await self._collect("tools/list", waiting)).get(member.alias)
+        member.tools = set(tools)
+        return list(tools.values()), first
+
+    async def _broadcast(self, request: PendingRequest, waiting: Waiting) -> bytes:
+        answers = await self._collect(request.method, waiting)
+        successes = [
+            (alias, answers[alias]["result"])
+            for alias in self._order
+            if isinstance(answers.get(alias, {}).get("result"), dict)
+        ]
+        if successes:
+            result = dict(successes[0][1])
+            if request.method in ("initialize", "server/discover"):
+                result = _merged_hello(result, successes)
+            return orjson.dumps({"jsonrpc": "2.0", "id": request.id, "result": result})
+        for alias in self._order:  # nobody succeeded: the first error, as its server said it
+            if "error" in answers.get(alias, {}):
+                return orjson.dumps({**answers[alias], "id": request.id})
+        text = f"gcxwire gateway: no MCP server answered {request.method}"
+        return error_response(request.id, NO_UPSTREAM, text)
+
+    async def _send_all(self, members: list[Member], method: str, params: JsonObject) -> Waiting:
+        """Send one request to each member; a future for each one's answer."""
+        loop = asyncio.get_running_loop()
+        waiting: Waiting = {}
+        for member in members:
+            upstream_id = member.new_id()
+            future: asyncio.Future[JsonObject] = loop.create_future()
+            self._futures[(member.alias, _key(upstream_id))] = future
+            waiting[member.alias] = future
+            message = {"jsonrpc": "2.0", "id": upstream_id, "method": method, "params": params}
+            request = PendingRequest(upstream_id, method, params)
+            await member.link.send(orjson.dumps(message), request)
+        return waiting
+
+    async def _collect(self, method: str, waiting: Waiting) -> Answers:
+        """The answers that came within :data:`BROADCAST_TIMEOUT`, by alias."""
+        if waiting:
+            await asyncio.wait(waiting.values(), timeout=BROADCAST_TIMEOUT)
+        answers: Answers = {}
+        for alias, future in waiting.items():
+            if future.done():
+                answers[alias] = future.result()
+                continue
+            future.cancel()
+            if method in _MUST_ANSWER:
+                log.error("%s did not answer %s in time: taking it out", alias, method)
+                self._spawn(self._members[alias].link.upstream.stop(), f"stop-{alias}")
+        return answers
+
+    # -- from the upstreams --------------------------------------------------------------
+
+    def _deliverer(self, member: Member) -> Callable[[bytes], Awaitable[None]]:
+        async def deliver(line: bytes) -> None:
+            await self._from_upstream(member, line)
+
+        return deliver
+
+    async def _from_upstream(self, member: Member, line: bytes) -> None:
+        message = parse_line(line)
+        if not isinstance(message, dict):
+            log.warning(
+                "%s wrote a line that is not a JSON-RPC message: %.200r", member.alias, line
+            )
+            return
+        is_response, upstream_id = response_id(message)
+        if is_response:
+            slot = (member.alias, _key(upstream_id))
+            future = self._futures.pop(slot, None)
+            if future is not None:
+                if not future.done():
+                    future.set_result(message)
+                return
+            client_id = self._client_ids.pop(slot, None)
+            if client_id is not None:  # else: a late answer to a cancelled request
+                self._routes.pop(_key(client_id), None)
+                await self._client_out.write_line(orjson.dumps({**message, "id": client_id}))
+        elif "method" in message and "id" in message:
+            self._server_request_count += 1
+            gateway_id = f"{member.alias}-{self._server_request_count}"
+            self._server_requests[_key(gateway_id)] = (member.alias, message["id"])
+            await self._client_out.write_line(orjson.dumps({**message, "id": gateway_id}))
+        else:  # a notification: progress tokens and log lines belong to the client as they are
+            await self._client_out.write_line(line)
+
+
+def _merged_hello(result: JsonObject, successes: list[tuple[str, JsonObject]]) -> JsonObject:
+    """An ``initialize``/``server/discover`` result standing for all the servers."""
+    result["capabilities"] = merge_capabilities(r.get("capabilities") for _, r in successes)
+    instructions = [
+        f"{alias}: {r['instructions']}"
+        for alias, r in successes
+        if isinstance(r.get("instructions"), str) and r["instructions"]
+    ]
+    if instructions:
+        result["instructions"] = "\n".join(instructions)
+    gateway_info = {"name": "gcxwire-gateway", "version": __version__}
+    if "serverInfo" in result:
+        result["serverInfo"] = gateway_info
+    meta = result.get("_meta")
+    if isinstance(meta, dict) and "io.modelcontextprotocol/serverInfo" in meta:
+        result["_meta"] = {**meta, "io.modelcontextprotocol/serverInfo": gateway_info}
+    supported = [r.get("supportedVersions") for _, r in successes]
+    if supported and all(isinstance(v, list) for v in supported):
+        lists: list[list[Any]] = [v for v in supported if isinstance(v, list)]
+        common = [v for v in lists[0] if all(v in other for other in lists[1:])]
+        result["supportedVersions"] = common or lists[0]
+    return result
