@@ -104,12 +104,26 @@ class _Opened:
     keys: tuple[str, ...]  # the first one's keys, in order
     same_keys: bool = True  # every one had exactly these keys, in this order
     dot_nameable: bool = True  # never empty, no key empty or holding "."
+    orders: dict[tuple[str, ...], None] = field(default_factory=dict)  # distinct key orders
 
     def note(self, value: dict[str, Any]) -> None:
-        if self.same_keys and tuple(value) != self.keys:
+        keys = tuple(value)
+        if keys != self.keys:
             self.same_keys = False
+        self.orders[keys] = None
         if self.dot_nameable and not (value and all(k and "." not in k for k in value)):
             self.dot_nameable = False
+
+    def one_order(self) -> bool:
+        """Every record lists these keys in first-seen order, so a rebuilt object keeps it."""
+        merged: dict[str, None] = {}
+        for keys in self.orders:
+            merged.update(dict.fromkeys(keys))
+        for keys in self.orders:
+            present = set(keys)
+            if keys != tuple(k for k in merged if k in present):
+                return False
+        return True
 
 
 def flatten(
@@ -603,10 +617,13 @@ def infer_schema(
             raise exc.relocated(f"{prefix}[{index}]") from None
     whole: set[Path] = set()
     if naming == "path":
-        # an object that is sometimes something else, empty, or has keys a dot path cannot
-        # name stays one opaque value, so the header's dot paths always rebuild it
+        # an object that is sometimes something else, empty, lists its keys in differing
+        # orders, or has keys a dot path cannot name stays one opaque value, so the header's
+        # dot paths always rebuild it exactly
         leaves = {path for flat in flats for path in flat}
-        whole.update(p for p, o in opened.items() if not o.dot_nameable or p in leaves)
+        whole.update(
+            p for p, o in opened.items() if not o.dot_nameable or p in leaves or not o.one_order()
+        )
     if not flatten_sparse:
         whole.update(p for p, o in opened.items() if not o.same_keys)
     keep_whole = frozenset(whole)
