@@ -24,12 +24,12 @@ SERVER = Path(__file__).parent / "servers" / "load_server.py"
 TIMEOUT = 60.0
 
 
-def call(n: int, **arguments: Any) -> dict[str, Any]:
-    """The tools/call request with id ``n``; by default it asks for ``table(n, rows(n))``."""
-    args = arguments or {"n": n, "rows": rows(n)}
+def call(call_id: int, **arguments: Any) -> dict[str, Any]:
+    """The tools/call request with id ``call_id``; by default it asks for that id's table."""
+    args = arguments or {"n": call_id, "rows": rows(call_id)}
     return {
         "jsonrpc": "2.0",
-        "id": n,
+        "id": call_id,
         "method": "tools/call",
         "params": {"name": "rows", "arguments": args},
     }
