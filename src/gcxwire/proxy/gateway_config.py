@@ -83,10 +83,9 @@ class _Reader:
         if kind != "stdio" or "url" in entry:
             raise self.fail(key, "only stdio servers (command + args) can be fronted")
         if not isinstance(alias, str) or not ALIAS.match(alias):
-            raise self.fail(
-                f"{key}.alias" if "alias" in entry else key,
-                f"alias {alias!r} must be letters, digits, '-' or '_', without '__'",
-            )
+            where = f"{key}.alias" if key.startswith("servers[") else key  # list form: a member
+            problem = "missing" if alias is None else f"alias {alias!r} must be letters, digits"
+            raise self.fail(where, problem if alias is None else problem + ", '-' or '_', no '__'")
         command = self.string(entry.get("command"), f"{key}.command")
         args = entry.get("args", [])
         if not isinstance(args, list):
