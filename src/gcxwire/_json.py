@@ -222,10 +222,21 @@ def check_value(value: Any, path: str = "$", depth: int = 0) -> bool:
     raise _unsupported(value, path)
 
 
+_LONE_SURROGATE: Final = re.compile("[\ud800-\udfff]")
+
+
+def _json_string(s: str) -> str:
+    # A lone surrogate cannot be written as UTF-8; JSON's \uXXXX escape carries it.
+    text = encode_basestring(s)
+    if _LONE_SURROGATE.search(text):
+        text = _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+    return text
+
+
 def _plain_write(value: Any, out: list[str]) -> None:
     # Only reached after check_value(), so every value here is valid JSON.
     if isinstance(value, str):
-        out.append(encode_basestring(value))
+        out.append(_json_string(value))
     elif value is None:
         out.append("null")
     elif value is True or value is False:
@@ -239,7 +250,7 @@ def _plain_write(value: Any, out: list[str]) -> None:
         for i, (key, item) in enumerate(value.items()):
             if i:
                 out.append(",")
-            out.append(encode_basestring(key))
+            out.append(_json_string(key))
             out.append(":")
             _plain_write(item, out)
         out.append("}")
@@ -253,7 +264,10 @@ def _plain_write(value: Any, out: list[str]) -> None:
 
 
 def dumps_cell(value: Any) -> str:
-    """Compact JSON text of a nested value (key order kept); EncodeError paths start at ``$``."""
+    """Compact JSON text of a value, exactly: key order kept, ints of any size.
+
+    Raises EncodeError (paths start at ``$``) for what JSON cannot carry.
+    """
     if check_value(value):
         try:
             return orjson.dumps(value).decode()
@@ -265,7 +279,7 @@ def dumps_cell(value: Any) -> str:
 
 
 def loads_cell(text: str) -> Any:
-    """Parse a JSON literal cell exactly (ints of any size); ValueError on bad text."""
+    """Parse JSON text exactly (ints of any size); ValueError on bad or too deep text."""
     if not _LONG_DIGITS.search(text):
         try:
             return orjson.loads(text)

@@ -23,6 +23,8 @@ from typing import Any, Literal
 
 import orjson
 
+from ._common import str_to_int
+from ._json import dumps_cell
 from .errors import DecodeError, EncodeTypeError, EncodeValueError
 from .schema import (
     ABSENT,
@@ -54,26 +56,22 @@ _DEFAULT_DOMAIN = "data"
 
 # --- JSON text -------------------------------------------------------------------------------
 
-_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-def _escape_surrogate(match: re.Match[str]) -> str:
-    return f"\\u{ord(match.group()):04x}"
-
 
 def _compact(value: Any) -> str:
     """``JSON.stringify`` form: no spaces, raw non-ASCII, lone surrogates escaped."""
     try:
         return orjson.dumps(value).decode()
     except (TypeError, orjson.JSONEncodeError):
-        # ints beyond 64 bits, lone surrogates, subclasses orjson refuses
-        text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-        return _SURROGATE.sub(_escape_surrogate, text)
+        # ints beyond 64 bits (any size), lone surrogates, subclasses orjson refuses
+        return dumps_cell(value)
 
 
 def _spaced(value: Any) -> str:
     """Python ``json.dumps`` defaults, as dcp-py writes: ``", "`` and ``\\uXXXX`` escapes."""
-    return json.dumps(value, allow_nan=False)
+    try:
+        return json.dumps(value, allow_nan=False)
+    except ValueError as exc:  # an int past CPython's 4,300-digit conversion limit
+        raise EncodeValueError(f"The dcp-py dialect cannot write this value: {exc}") from None
 
 
 _LONG_DIGITS = re.compile(r"[0-9]{19}")
@@ -101,7 +99,9 @@ def _loads(line: str, long_digits: bool = True) -> Any:
             return orjson.loads(line)
         except orjson.JSONDecodeError:
             pass  # let the stdlib parser accept what orjson refuses, or explain why
-    return json.loads(line, parse_constant=_reject_constant, parse_float=_finite_float)
+    return json.loads(
+        line, parse_constant=_reject_constant, parse_float=_finite_float, parse_int=str_to_int
+    )
 
 
 def _is_plain_json(value: Any) -> bool:

@@ -10,36 +10,31 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from collections.abc import Callable
 from typing import Any, Literal
 
 import orjson
 
 from . import dcp, gcx, tokens
-from .errors import DecodeError, EncodeError, EncodeTypeError, EncodeValueError
+from ._json import dumps_cell, loads_cell
+from .errors import DecodeError, EncodeError
 
 __all__ = ["FORMATS", "Format", "compact_json", "decode", "detect", "encode", "first_difference"]
 
 Format = Literal["auto", "gcx", "dcp", "json"]
 FORMATS: tuple[str, ...] = ("auto", "gcx", "dcp", "json")
 
-# orjson reads integers beyond 64 bits as floats; such literals take the exact path.
-_LONG_DIGIT_RUN = re.compile(r"\d{19}")
-
 
 def compact_json(value: Any) -> str:
-    """The JSON a server would send: compact, keys in their order, UTF-8 as is."""
+    """The JSON a server would send: compact, keys in their order, UTF-8 as is.
+
+    Ints of any size are written exactly; EncodeError names the path of what
+    JSON cannot carry.
+    """
     try:
         return orjson.dumps(value).decode()
     except orjson.JSONEncodeError:
-        pass  # e.g. an int beyond 64 bits: the standard library writes it exactly
-    try:
-        return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-    except ValueError as exc:
-        raise EncodeValueError(f"not representable as JSON: {exc}") from exc
-    except TypeError as exc:
-        raise EncodeTypeError(f"not representable as JSON: {exc}") from exc
+        return dumps_cell(value)  # big ints, lone surrogates; or the error with its path
 
 
 def _encode_gcx(value: Any, tool: str) -> str:
@@ -120,11 +115,11 @@ def decode(text: str) -> Any:
 
 def _loads_json(text: str) -> Any:
     try:
-        if _LONG_DIGIT_RUN.search(text):
-            return json.loads(text)
-        return orjson.loads(text)
+        return loads_cell(text)
     except json.JSONDecodeError as exc:  # orjson's error is a subclass
         raise DecodeError.at(f"invalid JSON: {exc.msg}", text, exc.pos) from None
+    except ValueError as exc:  # too deeply nested, or a NaN constant
+        raise DecodeError(f"invalid JSON: {exc}", text) from None
 
 
 _DECODERS: dict[str, Callable[[str], Any]] = {
