@@ -57,6 +57,11 @@ class RawProxy:
         self._buffer = bytearray()
 
     async def __aenter__(self) -> RawProxy:
+        if self.argv[-1] != "--":  # the server command is known: start at once
+            await self.start()
+        return self
+
+    async def start(self) -> None:
         self.process = await asyncio.create_subprocess_exec(
             *self.argv,
             stdin=asyncio.subprocess.PIPE,
@@ -64,7 +69,6 @@ class RawProxy:
             stderr=asyncio.subprocess.PIPE,
             env=self.env,
         )
-        return self
 
     async def __aexit__(self, *exc: object) -> None:
         if self.process is None:
@@ -91,7 +95,12 @@ class RawProxy:
         while b"\n" not in self._buffer:
             chunk = await asyncio.wait_for(stdout.read(1 << 20), timeout)
             if not chunk:
-                raise EOFError(f"proxy closed stdout; partial: {bytes(self._buffer)[:200]!r}")
+                assert self.process.stderr is not None
+                err = await asyncio.wait_for(self.process.stderr.read(), timeout)
+                raise EOFError(
+                    f"proxy closed stdout; partial: {bytes(self._buffer)[:200]!r}; "
+                    f"stderr: {err.decode(errors='replace')[-2000:]}"
+                )
             self._buffer += chunk
         end = self._buffer.index(b"\n")
         line = bytes(self._buffer[:end])

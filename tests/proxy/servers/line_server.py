@@ -6,7 +6,8 @@ so a test knows byte for byte what the server wrote and in which order.
 - ``echo``: answers ``{"result": params}``; the id is echoed as it came.
 - ``burst``: ``params.count`` notifications, then the answer.
 - ``ask_client``: a server-to-client request (id 0), answered once the client replies.
-- ``tools/call``: the text of ``params.arguments.text`` as a tool result.
+- ``tools/call``: the text of ``arguments.text`` as a tool result; no answer with
+  ``arguments.hold``; exits at once with ``arguments.exit``.
 - ``stray``: a line that is not JSON, then the answer.
 - ``hold``: no answer (stays in flight).
 - ``crash``: exits at once with ``params.status``.
@@ -57,14 +58,13 @@ def main() -> None:
             waiting[0] = rid
             write({"jsonrpc": "2.0", "id": 0, "method": "roots/list"})
         elif method == "tools/call":
-            text = params.get("arguments", {}).get("text", "")
-            write(
-                {
-                    "jsonrpc": "2.0",
-                    "id": rid,
-                    "result": {"content": [{"type": "text", "text": text}]},
-                }
-            )
+            arguments = params.get("arguments", {})
+            if "exit" in arguments:
+                os._exit(arguments["exit"])
+            if arguments.get("hold"):
+                continue
+            content = [{"type": "text", "text": arguments.get("text", "")}]
+            write({"jsonrpc": "2.0", "id": rid, "result": {"content": content}})
         elif method == "stray":
             sys.stdout.write("line_server: this line is not JSON\n")
             write({"jsonrpc": "2.0", "id": rid, "result": {}})
