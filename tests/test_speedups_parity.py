@@ -87,6 +87,8 @@ BAD_CALLS = [
     ("decode_rows", ("1\t2\t3", 0, ["a", "b"], True, False, NONE, 99, 9)),
     ("decode_rows", ("é\n😀\t2\t3", 0, ["a", "b"], False, False, NONE, 99, 9)),
     ("nest_rows", ([{"a": 1, "a.b": 2}], [("a", (), "a"), ("a.b", ("a",), "b")])),
+    ("flatten_rows", ([{"u": {"id": 1}}, {"u": 3}], frozenset(["u"]))),
+    ("flatten_rows", ([{"u": {"id": 1}}, "row"], frozenset(["u"]))),
 ]
 
 
@@ -242,3 +244,17 @@ def test_decode_rows_agrees(
     args = (text, start, fields, *flags, max_line, brackets)
     ext = outcome(_speedups.decode_rows, *args)
     assert ext == outcome(_speedups_py.decode_rows, *args)
+
+
+NESTED = st.recursive(
+    st.dictionaries(PARTS, st.integers(0, 3)),
+    lambda inner: st.dictionaries(PARTS, st.one_of(inner, st.integers(0, 3))),
+    max_leaves=8,
+)
+
+
+@need_ext
+@given(st.lists(NESTED, max_size=4), st.frozensets(st.sampled_from(["a", "b", "a.b", "b.a"])))
+def test_flatten_rows_agrees(rows: list[dict[str, Any]], groups: frozenset[str]) -> None:
+    ext = outcome(_speedups.flatten_rows, rows, groups)
+    assert ext == outcome(_speedups_py.flatten_rows, rows, groups)

@@ -17,6 +17,7 @@ import orjson
 
 from cpython.long cimport PyLong_AsLongLongAndOverflow, PyLong_FromLongLong
 from cpython.mem cimport PyMem_Free, PyMem_Malloc
+from cpython.object cimport PyObject_Repr, PyObject_Str
 from cpython.unicode cimport (
     PyUnicode_1BYTE_KIND,
     PyUnicode_DATA,
@@ -30,7 +31,7 @@ from cpython.unicode cimport (
     Py_UCS1,
 )
 from libc.math cimport isfinite
-from libc.string cimport memchr
+from libc.string cimport memchr, memcpy
 
 from ._common import ABSENT, int_to_str, path_join, str_to_int
 from ._json import dumps_cell, loads_cell
@@ -51,6 +52,7 @@ __all__ = [
     "scan_style",
     "shared_keys",
     "nest_rows",
+    "flatten_rows",
 ]
 
 cdef object _ABSENT = ABSENT
@@ -65,8 +67,27 @@ cdef int _ORJSON_DEPTH = 250
 # ------------------------------------------------------------------ escaping
 
 
+cdef inline Py_ssize_t _count_byte(const Py_UCS1 *b, Py_ssize_t n, int c):
+    cdef Py_ssize_t count = 0
+    cdef const Py_UCS1 *p = b
+    cdef const Py_UCS1 *end = b + n
+    while p < end:
+        p = <const Py_UCS1 *>memchr(p, c, end - p)
+        if p == NULL:
+            break
+        count += 1
+        p += 1
+    return count
+
+
+cdef inline Py_ssize_t _find_byte(const Py_UCS1 *b, Py_ssize_t i, Py_ssize_t n, int c):
+    # Index of byte c in b[i:n], or n.
+    cdef const void *p = memchr(b + i, c, n - i)
+    return n if p == NULL else <const Py_UCS1 *>p - b
+
+
 cdef str _escape(str s):
-    cdef Py_ssize_t n = len(s), i, j = 0, extra = 0
+    cdef Py_ssize_t n = len(s), i, j = 0, k, nb, nl, nt, extra = 0
     cdef int kind = PyUnicode_KIND(s)
     cdef void *data = PyUnicode_DATA(s)
     cdef const Py_UCS1 *b
@@ -74,25 +95,36 @@ cdef str _escape(str s):
     cdef Py_UCS1 u
     cdef Py_UCS4 c
     cdef str out1
-    if kind == PyUnicode_1BYTE_KIND:  # the common case: byte loops, no kind dispatch
+    if kind == PyUnicode_1BYTE_KIND:  # the common case: memchr and memcpy, no per-char work
         b = <const Py_UCS1 *>data
-        for i in range(n):
-            u = b[i]
-            if u == 92 or u == 9 or u == 10:
-                extra += 1
+        extra = _count_byte(b, n, 92) + _count_byte(b, n, 9) + _count_byte(b, n, 10)
         if extra == 0:
             return s
         out1 = PyUnicode_New(n + extra, PyUnicode_MAX_CHAR_VALUE(s))
         o = <Py_UCS1 *>PyUnicode_DATA(out1)
-        for i in range(n):
-            u = b[i]
-            if u == 92 or u == 9 or u == 10:
-                o[j] = 92
-                j += 1
-                u = 116 if u == 9 else (110 if u == 10 else 92)
-            o[j] = u
-            j += 1
-        return out1
+        i = 0
+        # The next backslash, LF and TAB, each searched again only once passed.
+        nb = _find_byte(b, 0, n, 92)
+        nl = _find_byte(b, 0, n, 10)
+        nt = _find_byte(b, 0, n, 9)
+        while True:
+            k = nb if nb < nl else nl
+            k = k if k < nt else nt
+            memcpy(o + j, b + i, k - i)
+            j += k - i
+            if k == n:
+                return out1
+            u = b[k]
+            o[j] = 92
+            o[j + 1] = 116 if u == 9 else (110 if u == 10 else 92)
+            j += 2
+            i = k + 1
+            if u == 92:
+                nb = _find_byte(b, i, n, 92)
+            elif u == 10:
+                nl = _find_byte(b, i, n, 10)
+            else:
+                nt = _find_byte(b, i, n, 9)
     for i in range(n):
         c = PyUnicode_READ(kind, data, i)
         if c == 92 or c == 9 or c == 10:
@@ -305,7 +337,7 @@ cdef str _fast_cell(object value):
         return _format_str(<str>value)
     if t is int:
         PyLong_AsLongLongAndOverflow(value, &overflow)
-        return str(value) if overflow == 0 else int_to_str(value)
+        return PyObject_Str(value) if overflow == 0 else int_to_str(value)
     if value is True:
         return u"true"
     if value is False:
@@ -314,7 +346,7 @@ cdef str _fast_cell(object value):
         return u"null"
     if t is float:
         if isfinite(<double>value):
-            return repr(value)
+            return PyObject_Repr(value)
         return None
     if (t is dict or t is list) and _plain_json(value, 0):
         return _plain_json_cell(value)
@@ -351,8 +383,10 @@ cdef str _compact_float(double f):
     return repr(f)
 
 
-cdef str _row_line(dict row, tuple fields, bint empty_null, frozenset floats, list cells, str at):
-    # One row line; `at` is the row's path prefix for errors ("$" or "$[i]").
+cdef str _row_line(
+    dict row, tuple fields, bint empty_null, frozenset floats, list cells, Py_ssize_t index
+):
+    # One row line; errors name the row as `$[index]`, or `$` for index -1.
     cdef str first, cell
     cdef Py_ssize_t last = len(fields) - 1
     cdef str absent = u"\\" if empty_null else u""
@@ -373,6 +407,7 @@ cdef str _row_line(dict row, tuple fields, bint empty_null, frozenset floats, li
                 try:
                     cell = format_cell(value)
                 except EncodeError as exc:
+                    at = u"$" if index < 0 else f"$[{index}]"
                     raise exc.relocated(path_join("$", field)).relocated(at) from None
             cells.append(cell)
     while last > 0 and not cells[last]:
@@ -403,7 +438,7 @@ def encode_row(dict row, fields, bint empty_null, frozenset floats, /):
     cdef tuple fs = tuple(fields)
     if not fs:
         raise ValueError("A row needs at least one field")
-    return _row_line(row, fs, empty_null, floats, [], u"$")
+    return _row_line(row, fs, empty_null, floats, [], -1)
 
 
 def encode_rows(rows, fields, bint empty_null, frozenset floats, /):
@@ -420,7 +455,7 @@ def encode_rows(rows, fields, bint empty_null, frozenset floats, /):
     for row in rows:
         if not isinstance(row, dict):
             raise TypeError(f"Row {i} is a {type(row).__name__}, not a dict")
-        lines.append(_row_line(<dict>row, fs, empty_null, floats, cells, f"$[{i}]"))
+        lines.append(_row_line(<dict>row, fs, empty_null, floats, cells, i))
         i += 1
     lines.append(u"")
     return u"\n".join(lines)
@@ -478,6 +513,29 @@ def shared_keys(rows, /):
                 return None
             i += 1
     return first
+
+
+cdef void _flatten(dict row, frozenset groups, str prefix, dict out) except *:
+    for key, value in row.items():
+        name = prefix + key
+        if name in groups:
+            _flatten(<dict?>value, groups, name + u".", out)
+        else:
+            out[name] = value
+
+
+def flatten_rows(rows, frozenset groups, /):
+    """Spread nested objects over dotted keys: ``{"u": {"id": 1}}`` -> ``{"u.id": 1}``.
+
+    Only the members named in ``groups`` (dotted paths) are spread, in place.
+    """
+    cdef list out = []
+    cdef dict flat
+    for row in rows:
+        flat = {}
+        _flatten(<dict?>row, groups, u"", flat)
+        out.append(flat)
+    return out
 
 
 def nest_rows(rows, plan, /):

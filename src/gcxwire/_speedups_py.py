@@ -34,6 +34,7 @@ __all__ = [
     "scan_style",
     "shared_keys",
     "nest_rows",
+    "flatten_rows",
 ]
 
 _UNESCAPED = {"t": "\t", "n": "\n"}
@@ -390,4 +391,30 @@ def nest_rows(
             if name in row:
                 target[key] = row[name]
         out.append(nested)
+    return out
+
+
+def _flatten(row: dict[str, Any], groups: frozenset[str], prefix: str, out: dict[str, Any]) -> None:
+    for key, value in row.items():
+        name = prefix + key
+        if name in groups:
+            if not isinstance(value, dict):
+                raise TypeError(f"Expected dict, got {type(value).__name__}")
+            _flatten(value, groups, name + ".", out)
+        else:
+            out[name] = value
+
+
+def flatten_rows(rows: Iterable[Any], groups: frozenset[str], /) -> list[dict[str, Any]]:
+    """Spread nested objects over dotted keys: ``{"u": {"id": 1}}`` -> ``{"u.id": 1}``.
+
+    Only the members named in ``groups`` (dotted paths) are spread, in place.
+    """
+    out: list[dict[str, Any]] = []
+    for row in rows:
+        if not isinstance(row, dict):
+            raise TypeError(f"Expected dict, got {type(row).__name__}")
+        flat: dict[str, Any] = {}
+        _flatten(row, groups, "", flat)
+        out.append(flat)
     return out

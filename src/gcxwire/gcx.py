@@ -21,6 +21,7 @@ from ._impl import (
     encode_row,
     encode_rows,
     escape,
+    flatten_rows,
     nest_rows,
     parse_cell,
     scan_style,
@@ -290,15 +291,6 @@ def _flat_plan(
     return flat, groups
 
 
-def _flatten(row: dict[str, Any], groups: frozenset[str], prefix: str, out: dict[str, Any]) -> None:
-    for key, value in row.items():
-        name = prefix + key
-        if name in groups:
-            _flatten(value, groups, name + ".", out)
-        else:
-            out[name] = value
-
-
 def _table(
     rows: Sequence[dict[str, Any]], fields: list[str], path: str
 ) -> tuple[list[str], list[tuple[str, str]], list[str]]:
@@ -307,13 +299,7 @@ def _table(
     if len(rows) > 1:
         flat, groups = _flat_plan(rows, fields, "")
         if groups:
-            spread = frozenset(groups)
-            flat_rows = []
-            for row in rows:
-                out: dict[str, Any] = {}
-                _flatten(row, spread, "", out)
-                flat_rows.append(out)
-            rows, fields = flat_rows, flat
+            rows, fields = flatten_rows(rows, frozenset(groups)), flat
             pairs.append((_FLAT, ",".join(escape(escape(g)) for g in groups)))
     style = _style(rows, fields)
     body: list[str] = []
