@@ -24,6 +24,7 @@ from typing import Any, Literal
 import orjson
 
 from ._common import str_to_int
+from ._compare import difference
 from ._json import dumps_cell
 from .errors import DecodeError, EncodeTypeError, EncodeValueError
 from .schema import (
@@ -419,7 +420,7 @@ def _require_exact(value: Any, text: str, schema: DcpSchema | None, text_key: st
         back = decode(text, schema=schema, text_key=text_key)
     except DecodeError as exc:  # a bug if it happens: say so rather than pass the text on
         raise EncodeValueError(f"DCP output does not decode: {exc}", "$") from None
-    diff = _first_difference(value, back, "$")
+    diff = difference(value, back)
     if diff is not None:
         raise EncodeValueError(f"DCP round trip is not exact ({diff[1]})", diff[0])
 
@@ -427,35 +428,9 @@ def _require_exact(value: Any, text: str, schema: DcpSchema | None, text_key: st
 # --- exact comparison ------------------------------------------------------------------------
 
 
-def _first_difference(a: Any, b: Any, path: str) -> tuple[str, str] | None:
-    if type(a) is not type(b):
-        return path, f"{type(a).__name__} reads back as {type(b).__name__}"
-    if isinstance(a, dict):
-        if list(a) != list(b):
-            return path, f"keys {list(a)} read back as {list(b)}"
-        for key in a:
-            found = _first_difference(a[key], b[key], json_path(path, key))
-            if found is not None:
-                return found
-        return None
-    if isinstance(a, list):
-        if len(a) != len(b):
-            return path, f"{len(a)} items read back as {len(b)}"
-        for i, (x, y) in enumerate(zip(a, b)):
-            found = _first_difference(x, y, json_path(path, i))
-            if found is not None:
-                return found
-        return None
-    if isinstance(a, float):
-        same = a == b and math.copysign(1.0, a) == math.copysign(1.0, b)
-    else:
-        same = a == b
-    return None if same else (path, f"{a!r} reads back as {b!r}")
-
-
 def same_value(a: Any, b: Any) -> bool:
     """Strict JSON equality: same types (``1`` is not ``1.0`` or ``True``), same key order."""
-    return _first_difference(a, b, "$") is None
+    return difference(a, b) is None
 
 
 # --- decoding --------------------------------------------------------------------------------

@@ -9,13 +9,13 @@ is the fallback, so no response ever grows and nothing is ever lost.
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Callable
 from typing import Any, Literal
 
 import orjson
 
 from . import dcp, gcx, tokens
+from ._compare import difference
 from ._json import dumps_cell, loads_cell
 from .errors import DecodeError, EncodeError
 
@@ -135,24 +135,5 @@ def first_difference(got: Any, want: Any, path: str = "$") -> str | None:
     Stricter than ``==``: ``1``, ``1.0`` and ``True`` differ, ``-0.0`` differs
     from ``0.0``, and objects must list their keys in the same order.
     """
-    if type(got) is not type(want):
-        return path
-    if isinstance(want, dict):
-        if list(got) != list(want):
-            missing = [k for k in want if k not in got] + [k for k in got if k not in want]
-            return f"{path}.{missing[0]}" if missing else f"{path} (key order)"
-        for key, item in want.items():
-            found = first_difference(got[key], item, f"{path}.{key}")
-            if found is not None:
-                return found
-        return None
-    if isinstance(want, list):
-        for index, (left, right) in enumerate(zip(got, want, strict=False)):
-            found = first_difference(left, right, f"{path}[{index}]")
-            if found is not None:
-                return found
-        return f"{path}[{min(len(got), len(want))}]" if len(got) != len(want) else None
-    if isinstance(want, float):
-        same = got == want and math.copysign(1.0, got) == math.copysign(1.0, want)
-        return None if same or (math.isnan(got) and math.isnan(want)) else path
-    return None if got == want else path
+    found = difference(want, got, path)
+    return None if found is None else found[0]
