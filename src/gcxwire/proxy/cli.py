@@ -46,8 +46,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             interceptor = build_interceptor(options, ProxyStats(options.server_name))
             all_stats = [interceptor.stats]
     except (PresetError, GatewayConfigError) as exc:
-        log.error("%s", exc)
-        print(f"gcxwire proxy: {exc}", file=sys.stderr)
+        _fatal(options, str(exc))
         return 1
     # Protocol output gets its own descriptor; fd 1 then points at stderr, so a
     # stray print() from any library cannot corrupt the wire.
@@ -73,8 +72,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return asyncio.run(serve())
     except OSError as exc:  # e.g. the server command does not exist
-        log.error("cannot run %s: %s", " ".join(options.command), exc)
-        print(f"gcxwire proxy: cannot run {options.command[0]!r}: {exc}", file=sys.stderr)
+        _fatal(options, f"cannot run {options.command[0]!r}: {exc}")
         return 1
     finally:
         _report(options, all_stats)
@@ -135,6 +133,13 @@ def _on_signal(loop: asyncio.AbstractEventLoop, name: str, handler: Callable[[],
         loop.add_signal_handler(sig, handler)
     except NotImplementedError:
         log.debug("no handler for %s on this platform", name)
+
+
+def _fatal(options: ProxyOptions, message: str) -> None:
+    """Why the proxy cannot run: always on stderr, and in the --log-file too."""
+    print(f"gcxwire proxy: {message}", file=sys.stderr, flush=True)
+    if options.log_file:
+        log.error("%s", message)
 
 
 def _setup_logging(options: ProxyOptions) -> None:
