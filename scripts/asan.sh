@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Memory safety: build gcxwire._speedups with AddressSanitizer in a scratch directory
+# (the working tree is not touched) and run the codec tests against that build.
+#   scripts/asan.sh [pytest args...]     (PYTHON=..., ASAN_BUILD_DIR=... to override)
+# Any ASan report aborts the run, so a zero exit means: no report.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PY=${PYTHON:-python}
+SCRATCH=${ASAN_BUILD_DIR:-$(mktemp -d -t gcxwire-asan.XXXXXX)}
+mkdir -p "$SCRATCH"
+
+# A copy of what setup.py needs; the generated C and any built module stay behind.
+cp setup.py pyproject.toml README.md NOTICE "$SCRATCH"/
+rm -rf "$SCRATCH/src"
+cp -r src "$SCRATCH"/
+find "$SCRATCH/src" \( -name '*.so' -o -name '_speedups.c' -o -name __pycache__ \) -prune \
+    -exec rm -rf {} +
+
+echo "== building the extension with -fsanitize=address in $SCRATCH"
+(
+    cd "$SCRATCH"
+    CFLAGS="-fsanitize=address -fno-omit-frame-pointer -O1 -g" LDFLAGS="-fsanitize=address" \
+        GCXWIRE_REQUIRE_EXTENSIONS=1 "$PY" setup.py -q build_ext --inplace
+)
+
+# CPython itself is not instrumented: the runtime must be loaded first. Leak checking
+# is off (the interpreter keeps memory until exit); PYTHONMALLOC=malloc routes object
+# allocations through ASan so overruns of Python buffers are seen too.
+LIBASAN=$(gcc -print-file-name=libasan.so)
+export LD_PRELOAD=$LIBASAN
+export ASAN_OPTIONS=detect_leaks=0:abort_on_error=1:detect_stack_use_after_return=1
+export PYTHONMALLOC=malloc
+export PYTHONPATH=$SCRATCH/src
+unset GCXWIRE_NO_EXTENSIONS
+
+# Make sure the tests really load the instrumented module.
+"$PY" - "$SCRATCH" <<'PYEOF'
+import sys
+import gcxwire._impl as impl
+import gcxwire._speedups as speedups
+assert impl.USE_EXTENSIONS, "the extension did not load"
+assert speedups.__file__.startswith(sys.argv[1]), speedups.__file__
+with open(speedups.__file__, "rb") as so:
+    assert b"__asan_init" in so.read(), "the module is not instrumented"
+print("== instrumented module:", speedups.__file__)
+PYEOF
+
+TESTS=$(ls tests/test_gcx*.py tests/test_speedups*.py tests/test_dcp*.py tests/test_select*.py \
+    tests/test_fuzz_properties.py 2>/dev/null)
+# shellcheck disable=SC2086
+"$PY" -m pytest -q -p no:cacheprovider $TESTS "$@"
+echo "== ASan: no report"
