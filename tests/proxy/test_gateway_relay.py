@@ -20,8 +20,11 @@ def call(rid: Any, tool: str, **arguments: Any) -> dict[str, Any]:
     return req(rid, "tools/call", {"name": tool, "arguments": arguments})
 
 
-def config(tmp_path: Path) -> str:
-    servers = [{"alias": a, "command": LINE_SERVER[0], "args": LINE_SERVER[1:]} for a in "ab"]
+def config(tmp_path: Path, *extra_args: list[str]) -> str:
+    servers = [
+        {"alias": alias, "command": LINE_SERVER[0], "args": [*LINE_SERVER[1:], *args]}
+        for alias, args in zip("abc", extra_args or ([], []))
+    ]
     path = tmp_path / "gateway.json"
     path.write_text(json.dumps({"servers": servers}))
     return str(path)
@@ -81,5 +84,57 @@ def test_server_requests_with_the_same_id_are_told_apart(tmp_path: Path) -> None
                 "id": 0,
                 "result": {"roots": []},
             }
+
+    asyncio.run(scenario())
+
+
+def test_tools_list_drains_pages_and_leaves_out_names_over_64(tmp_path: Path) -> None:
+    long_name = "x" * 62  # "a__" + 62 characters = 65
+    tools_a = ["t1", "t2", "t3", "t2", long_name, "t4"]
+    path = config(tmp_path, [f"--tools={','.join(tools_a)}"], ["--tools=only"])
+
+    async def scenario() -> None:
+        async with RawProxy([], "--servers", path) as proxy:
+            proxy.argv.remove("--")
+            await proxy.start()
+            await proxy.send(req(1, "tools/list"))
+            answer = await proxy.recv()
+            names = [tool["name"] for tool in answer["result"]["tools"]]
+            assert names == ["a__t1", "a__t2", "a__t3", "a__t4", "b__only"]
+            assert "nextCursor" not in answer["result"]
+            _, _, err = await proxy.finish()
+            assert f"a__{long_name} has more than 64 characters".encode() in err
+
+    asyncio.run(scenario())
+
+
+def test_a_server_that_never_answers_is_taken_out(tmp_path: Path) -> None:
+    path = config(tmp_path, [], ["--mute"])
+
+    async def scenario() -> None:
+        async with RawProxy([], "--servers", path, "--answer-timeout", "1") as proxy:
+            proxy.argv.remove("--")
+            await proxy.start()
+            hello = {
+                "protocolVersion": "2025-11-25",
+                "capabilities": {},
+                "clientInfo": {"name": "t"},
+            }
+            await proxy.send(req(1, "initialize", hello))
+            await proxy.send(req(2, "echo", {"after": "initialize"}))  # the mute one is silent
+            answers = {}
+            for _ in range(2):
+                message = await proxy.recv()
+                answers[message.get("id")] = message
+            # The line server does not speak initialize either: no server succeeded,
+            # so the answer is the "nobody answered" error, after the timeout.
+            assert answers[1]["error"]["code"] == -31001
+            assert answers[2]["result"] == {"after": "initialize"}
+            await proxy.send(call(3, "b__t", text="x"))
+            assert (await proxy.recv())["error"]["code"] == -32601  # b was taken out
+            await proxy.send(call(4, "a__t", text="still serving"))
+            assert (await proxy.recv())["id"] == 4
+            _, _, err = await proxy.finish()
+            assert b"b did not answer initialize in time: taking it out" in err
 
     asyncio.run(scenario())

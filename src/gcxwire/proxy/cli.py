@@ -57,7 +57,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         client_in, client_out = await open_stdio(0, wire_fd)
         core: Relay | Gateway
         if options.servers is not None:
-            core = Gateway(client_in, client_out, members)
+            core = Gateway(client_in, client_out, members, answer_timeout=options.answer_timeout)
         else:
             upstream = Upstream(
                 options.command, name=options.server_name, env=options.env, cwd=options.cwd

@@ -60,9 +60,10 @@ log = logging.getLogger("gcxwire.proxy")
 SEPARATOR = "__"
 # Claude's API caps tool names at 64 characters.
 MAX_TOOL_NAME = 64
-# How long a broadcast waits for the upstreams. One that has not answered
-# initialize, server/discover or a tools/list page by then is taken out.
-BROADCAST_TIMEOUT = 10.0
+# How long a broadcast waits for the upstreams by default (--answer-timeout).
+# One that has not answered initialize, server/discover or a tools/list page
+# by then is taken out.
+ANSWER_TIMEOUT = 10.0
 _MUST_ANSWER = frozenset({"initialize", "server/discover", "tools/list"})
 # Seconds before each restart of a crashed upstream; the last one repeats.
 RESTART_BACKOFF = (1.0, 2.0, 4.0, 8.0, 16.0, 30.0)
@@ -128,7 +129,15 @@ def _merge_into(target: JsonObject, source: JsonObject) -> None:
 class Gateway:
     """Relay one client and several upstreams until the client goes away."""
 
-    def __init__(self, client_in: LineReader, client_out: LineWriter, members: list[Member]):
+    def __init__(
+        self,
+        client_in: LineReader,
+        client_out: LineWriter,
+        members: list[Member],
+        *,
+        answer_timeout: float = ANSWER_TIMEOUT,
+    ) -> None:
+        self._answer_timeout = answer_timeout
         self._client_in = client_in
         self._client_out = client_out
         self._members = {member.alias: member for member in members}
@@ -174,7 +183,7 @@ class Gateway:
         )
         watchers = [t for t in self._tasks if t.get_name().startswith("watch-")]
         if watchers:
-            await asyncio.wait(watchers, timeout=BROADCAST_TIMEOUT)
+            await asyncio.wait(watchers, timeout=self._answer_timeout)
         return 0
 
     def _spawn(self, coro: Awaitable[Any], name: str) -> None:
@@ -432,9 +441,9 @@ class Gateway:
         return waiting
 
     async def _collect(self, method: str, waiting: Waiting) -> Answers:
-        """The answers that came within :data:`BROADCAST_TIMEOUT`, by alias."""
+        """The answers that came within the answer timeout, by alias."""
         if waiting:
-            await asyncio.wait(waiting.values(), timeout=BROADCAST_TIMEOUT)
+            await asyncio.wait(waiting.values(), timeout=self._answer_timeout)
         answers: Answers = {}
         for alias, future in waiting.items():
             if future.done():
@@ -443,7 +452,9 @@ class Gateway:
             future.cancel()
             if method in _MUST_ANSWER:
                 log.error("%s did not answer %s in time: taking it out", alias, method)
-                self._spawn(self._members[alias].link.upstream.stop(), f"stop-{alias}")
+                member = self._members[alias]
+                member.running = False  # no new calls; _watch cleans up once it has exited
+                self._spawn(member.link.upstream.stop(), f"stop-{alias}")
         return answers
 
     # -- from the upstreams --------------------------------------------------------------

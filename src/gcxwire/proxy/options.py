@@ -37,6 +37,7 @@ class ProxyOptions:
 
     command: tuple[str, ...] = ()
     servers: str | None = None  # --servers FILE: a gateway in front of several servers
+    answer_timeout: float = 10.0
     name: str = ""
     env: dict[str, str] = field(default_factory=dict)
     cwd: str | None = None
@@ -108,6 +109,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="add or override one variable in the server's environment (repeatable)",
     )
     server.add_argument("--cwd", help="working directory of the server")
+    server.add_argument(
+        "--answer-timeout",
+        type=_positive_float,
+        default=10.0,
+        metavar="SECONDS",
+        help="with --servers: how long to wait for each server's initialize, discover and "
+        "tools/list before taking it out (default: 10)",
+    )
 
     encoding = parser.add_argument_group("encoding")
     encoding.add_argument(
@@ -208,6 +217,7 @@ def parse_options(argv: Sequence[str]) -> ProxyOptions:
     return ProxyOptions(
         command=tuple(command),
         servers=args.servers,
+        answer_timeout=args.answer_timeout,
         name=args.name,
         env=env,
         cwd=args.cwd,
@@ -232,4 +242,14 @@ def _positive_int(text: str) -> int:
         raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
     if value < 1:
         raise argparse.ArgumentTypeError(f"expected a number >= 1, got {value}")
+    return value
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"expected a number > 0, got {text}")
     return value

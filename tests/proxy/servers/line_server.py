@@ -13,6 +13,8 @@ so a test knows byte for byte what the server wrote and in which order.
 - ``crash``: exits at once with ``params.status``.
 - ``env``: the value of the variable ``params.name``; ``cwd``: the working directory.
 Anything else, and a line that is not JSON, gets no answer.
+``--tools=a,b,c`` answers ``tools/list`` with those names, two per page;
+``--mute`` answers nothing at all (a hung server).
 ``--ignore-eof`` keeps it running after stdin closes (a server that needs SIGTERM);
 ``--ignore-term`` also ignores SIGTERM (one that needs SIGKILL).
 """
@@ -31,6 +33,10 @@ def write(message: object) -> None:
     sys.stdout.flush()
 
 
+# --tools a,b,c: the tools/list it answers, two per page.
+TOOLS = next((a.split("=", 1)[1].split(",") for a in sys.argv if a.startswith("--tools=")), [])
+
+
 def main() -> None:
     if "--ignore-term" in sys.argv:
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
@@ -41,7 +47,7 @@ def main() -> None:
             message = json.loads(raw)
         except ValueError:
             continue
-        if not isinstance(message, dict):
+        if not isinstance(message, dict) or "--mute" in sys.argv:
             continue
         method = message.get("method")
         params = message.get("params") or {}
@@ -57,6 +63,12 @@ def main() -> None:
         elif method == "ask_client":
             waiting[0] = rid
             write({"jsonrpc": "2.0", "id": 0, "method": "roots/list"})
+        elif method == "tools/list" and TOOLS:
+            start = int(params.get("cursor", "0"))
+            page: dict[str, object] = {"tools": [{"name": n} for n in TOOLS[start : start + 2]]}
+            if start + 2 < len(TOOLS):
+                page["nextCursor"] = str(start + 2)
+            write({"jsonrpc": "2.0", "id": rid, "result": page})
         elif method == "tools/call":
             arguments = params.get("arguments", {})
             if "exit" in arguments:
