@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from gcxwire import _impl, _speedups_py
 
-from .strategies import TEXT, json_values
+from .strategies import TEXT, TRICKY, json_values
 
 try:
     from gcxwire import _speedups
@@ -185,6 +185,34 @@ def test_encode_rows_agrees(rows: list[dict[str, Any]], empty_null: bool, floats
     if ext[0] == "ok":  # a table is its rows, each line as encode_row writes it
         lines = [_speedups.encode_row(r, fields, empty_null, floats) + "\n" for r in rows]
         assert _speedups.encode_rows(rows, fields, empty_null, floats) == "".join(lines)
+
+
+# 1-byte text only, so the extension writes the whole table through its byte buffer.
+LATIN1 = st.one_of(
+    TRICKY.filter(lambda t: all(ord(c) < 256 for c in t)),
+    st.text(st.characters(max_codepoint=255), max_size=8),
+)
+LATIN1_VALUES = st.one_of(
+    st.none(), st.booleans(), st.integers(), st.integers(-(10**30), 10**30),
+    st.sampled_from([1.0, -0.0, 3.5, 1e16, 12.0]), LATIN1,
+    st.lists(st.integers(0, 9), max_size=2),
+)  # fmt: skip
+
+
+@need_ext
+@given(
+    st.lists(st.dictionaries(st.sampled_from(["f0", "f1", "f2"]), LATIN1_VALUES), max_size=5),
+    st.booleans(),
+    st.frozensets(st.sampled_from(["f0", "f1"])),
+)
+def test_encode_rows_agrees_on_latin1(
+    rows: list[dict[str, Any]], empty_null: bool, floats: Any
+) -> None:
+    fields = ["f0", "f1", "f2"]
+    ext = _speedups.encode_rows(rows, fields, empty_null, floats)
+    assert ext == _speedups_py.encode_rows(rows, fields, empty_null, floats)
+    lines = [_speedups.encode_row(r, fields, empty_null, floats) + "\n" for r in rows]
+    assert ext == "".join(lines)
 
 
 STYLE_VALUES = st.sampled_from([None, 1, 2.0, -3.0, 1e16, 0.5, "x", True, float("nan")])

@@ -16,7 +16,7 @@ import math
 import orjson
 
 from cpython.long cimport PyLong_AsLongLongAndOverflow, PyLong_FromLongLong
-from cpython.mem cimport PyMem_Free, PyMem_Malloc
+from cpython.mem cimport PyMem_Free, PyMem_Malloc, PyMem_Realloc
 from cpython.object cimport PyObject_Repr, PyObject_Str
 from cpython.unicode cimport (
     PyUnicode_1BYTE_KIND,
@@ -31,7 +31,7 @@ from cpython.unicode cimport (
     Py_UCS1,
 )
 from libc.math cimport isfinite
-from libc.string cimport memchr, memcpy
+from libc.string cimport memchr, memcpy, memmove
 
 from ._common import ABSENT, int_to_str, path_join, str_to_int
 from ._json import dumps_cell, loads_cell
@@ -441,6 +441,241 @@ def encode_row(dict row, fields, bint empty_null, frozenset floats, /):
     return _row_line(row, fs, empty_null, floats, [], -1)
 
 
+# ------------------------------------------------ whole tables into one byte buffer
+#
+# Most tables are Latin-1 text (the 1-byte string kind): their rows are written
+# straight into one growing byte buffer, cell by cell, with no string object per
+# cell or per row. The first cell that is not 1-byte text sends the whole table
+# to the list-of-cells path (_row_line) instead; both write the same text.
+
+
+cdef struct _Buf:
+    Py_UCS1 *data
+    Py_ssize_t len
+    Py_ssize_t cap
+
+
+cdef int _reserve(_Buf *b, Py_ssize_t extra) except -1:
+    cdef Py_ssize_t cap = b.cap * 2
+    cdef Py_UCS1 *p
+    if b.len + extra <= b.cap:
+        return 0
+    if cap < b.len + extra:
+        cap = b.len + extra
+    p = <Py_UCS1 *>PyMem_Realloc(b.data, cap)
+    if p == NULL:
+        raise MemoryError()
+    b.data = p
+    b.cap = cap
+    return 0
+
+
+cdef inline int _put(_Buf *b, const void *src, Py_ssize_t n) except -1:
+    _reserve(b, n)
+    memcpy(b.data + b.len, src, n)
+    b.len += n
+    return 0
+
+
+cdef inline int _put_byte(_Buf *b, Py_UCS1 c) except -1:
+    _reserve(b, 1)
+    b.data[b.len] = c
+    b.len += 1
+    return 0
+
+
+cdef int _put_escaped(_Buf *b, const Py_UCS1 *src, Py_ssize_t n) except -1:
+    cdef Py_ssize_t i = 0, k, nb, nl, nt
+    cdef Py_UCS1 u
+    cdef Py_UCS1 *o
+    _reserve(b, 2 * n)
+    o = b.data + b.len
+    nb = _find_byte(src, 0, n, 92)
+    nl = _find_byte(src, 0, n, 10)
+    nt = _find_byte(src, 0, n, 9)
+    while True:
+        k = nb if nb < nl else nl
+        k = k if k < nt else nt
+        memcpy(o, src + i, k - i)
+        o += k - i
+        if k == n:
+            b.len = o - b.data
+            return 0
+        u = src[k]
+        o[0] = 92
+        o[1] = 116 if u == 9 else (110 if u == 10 else 92)
+        o += 2
+        i = k + 1
+        if u == 92:
+            nb = _find_byte(src, i, n, 92)
+        elif u == 10:
+            nl = _find_byte(src, i, n, 10)
+        else:
+            nt = _find_byte(src, i, n, 9)
+
+
+cdef int _put_int(_Buf *b, long long v) except -1:
+    cdef char tmp[24]
+    cdef int i = 24
+    cdef unsigned long long u = <unsigned long long>(-v) if v < 0 else <unsigned long long>v
+    while True:
+        i -= 1
+        tmp[i] = <char>(48 + u % 10)
+        u //= 10
+        if u == 0:
+            break
+    if v < 0:
+        i -= 1
+        tmp[i] = 45
+    return _put(b, tmp + i, 24 - i)
+
+
+cdef bint _put_text(_Buf *b, str s) except -1:
+    # A str already in cell form (an escaped literal); False if it is not 1-byte text.
+    if PyUnicode_KIND(s) != PyUnicode_1BYTE_KIND:
+        return False
+    _put(b, PyUnicode_DATA(s), len(s))
+    return True
+
+
+cdef bint _put_str_cell(_Buf *b, str s) except -1:
+    # What _format_str writes, straight into the buffer; False if s is not 1-byte text.
+    cdef Py_ssize_t n = len(s)
+    cdef const Py_UCS1 *d
+    cdef Py_UCS1 c
+    if n == 0:
+        _put(b, b'""', 2)
+        return True
+    if PyUnicode_KIND(s) != PyUnicode_1BYTE_KIND:
+        return False
+    d = <const Py_UCS1 *>PyUnicode_DATA(s)
+    c = d[0]
+    if c == 34 or c == 91 or c == 123:  # " [ {
+        _put_byte(b, 92)
+    elif memchr(d, 92, n) != NULL or memchr(d, 9, n) != NULL or memchr(d, 10, n) != NULL:
+        pass  # the escaped text holds a backslash: no number or literal can match it
+    elif (c == 45 or _digit(c)) and _is_number(PyUnicode_1BYTE_KIND, <void *>d, 0, n):
+        _put_byte(b, 92)
+    elif (c == 116 or c == 102 or c == 110) and (n == 4 or n == 5):
+        if s == u"true":
+            _put(b, b"t\\rue", 5)
+            return True
+        if s == u"false":
+            _put(b, b"\\false", 6)
+            return True
+        if s == u"null":
+            _put(b, b"n\\ull", 5)
+            return True
+    _put_escaped(b, d, n)
+    return True
+
+
+cdef bint _put_row(
+    _Buf *b, dict row, tuple fields, bint empty_null, frozenset floats,
+    Py_ssize_t *starts, Py_ssize_t *ends, Py_ssize_t index,
+) except -1:
+    # One row line with its LF, as _row_line writes it; False (buffer left dirty)
+    # when a cell is not 1-byte text.
+    cdef Py_ssize_t nf = len(fields), i, last, row_start = b.len, shift = 0
+    cdef bint any_floats = bool(floats)
+    cdef long long v
+    cdef int overflow = 0
+    cdef str cell
+    for i in range(nf):
+        if i:
+            _put_byte(b, 9)
+        starts[i] = b.len
+        field = fields[i]
+        value = row.get(field, _ABSENT)
+        t = type(value)
+        if value is _ABSENT:
+            if empty_null:
+                _put_byte(b, 92)
+        elif value is None:
+            if not empty_null:
+                _put(b, b"null", 4)
+        elif t is str:
+            if not _put_str_cell(b, <str>value):
+                return False
+        elif t is int:
+            v = PyLong_AsLongLongAndOverflow(value, &overflow)
+            if overflow == 0:
+                _put_int(b, v)
+            else:
+                _put_text(b, int_to_str(value))
+        elif value is True:
+            _put(b, b"true", 4)
+        elif value is False:
+            _put(b, b"false", 5)
+        elif t is float and isfinite(<double>value):
+            if any_floats and field in floats:
+                _put_text(b, _compact_float(value))
+            else:
+                _put_text(b, PyObject_Repr(value))
+        else:
+            cell = _fast_cell(value)
+            if cell is None:
+                try:
+                    cell = format_cell(value)
+                except EncodeError as exc:
+                    at = u"$" if index < 0 else f"$[{index}]"
+                    raise exc.relocated(path_join("$", field)).relocated(at) from None
+            if not _put_text(b, cell):
+                return False
+        ends[i] = b.len
+    last = nf - 1
+    while last > 0 and ends[last] == starts[last]:
+        last -= 1  # decoders pad a short row with empty cells
+    b.len = ends[last]
+    if ends[0] > row_start and (
+        b.data[row_start] == 35  # #
+        or (
+            ends[0] - row_start >= 4 and b.data[row_start] == 71 and b.data[row_start + 1] == 67
+            and b.data[row_start + 2] == 88 and b.data[row_start + 3] == 49  # GCX1
+        )
+    ):
+        _reserve(b, 1)
+        memmove(b.data + row_start + 1, b.data + row_start, b.len - row_start)
+        b.data[row_start] = 92
+        b.len += 1
+        shift = 1
+    elif ends[0] == row_start and last == 0:
+        if empty_null:
+            _put(b, b"null", 4)
+        else:
+            _put_byte(b, 92)
+    if b.data[b.len - 1] == 13:  # only a string's text can end in a raw CR
+        b.len = row_start if last == 0 else starts[last] + shift
+        if not _put_text(b, _escape(dumps_cell(row[fields[last]]))):
+            return False
+    _put_byte(b, 10)
+    return True
+
+
+cdef str _encode_rows_bytes(rows, tuple fs, bint empty_null, frozenset floats):
+    # The whole table through one byte buffer, or None when a cell is not 1-byte text.
+    cdef _Buf b
+    cdef Py_ssize_t nf = len(fs), i = 0
+    cdef Py_ssize_t *starts = <Py_ssize_t *>PyMem_Malloc(2 * nf * sizeof(Py_ssize_t))
+    if starts == NULL:
+        raise MemoryError()
+    b.data = NULL
+    b.len = 0
+    b.cap = 0
+    try:
+        _reserve(&b, 4096)
+        for row in rows:
+            if not isinstance(row, dict):
+                raise TypeError(f"Row {i} is a {type(row).__name__}, not a dict")
+            if not _put_row(&b, <dict>row, fs, empty_null, floats, starts, starts + nf, i):
+                return None
+            i += 1
+        return PyUnicode_FromKindAndData(PyUnicode_1BYTE_KIND, b.data, b.len)
+    finally:
+        PyMem_Free(b.data)
+        PyMem_Free(starts)
+
+
 def encode_rows(rows, fields, bint empty_null, frozenset floats, /):
     """Every row line of a table, each followed by LF: :func:`encode_row` per row.
 
@@ -452,6 +687,11 @@ def encode_rows(rows, fields, bint empty_null, frozenset floats, /):
     cdef Py_ssize_t i = 0
     if not fs:
         raise ValueError("A row needs at least one field")
+    if not isinstance(rows, (list, tuple)):
+        rows = list(rows)  # a table may be written twice (see below)
+    cdef str text = _encode_rows_bytes(rows, fs, empty_null, floats)
+    if text is not None:
+        return text
     for row in rows:
         if not isinstance(row, dict):
             raise TypeError(f"Row {i} is a {type(row).__name__}, not a dict")
