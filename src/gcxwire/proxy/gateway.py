@@ -170,7 +170,9 @@ class Gateway:
         await asyncio.gather(*(self._start(member) for member in self._members.values()))
         from_client = asyncio.create_task(self._pump_from_client(), name="from-client")
         closing = asyncio.create_task(self._closing.wait(), name="closing")
-        await asyncio.wait({from_client, closing}, return_when=asyncio.FIRST_COMPLETED)
+        done, _ = await asyncio.wait({from_client, closing}, return_when=asyncio.FIRST_COMPLETED)
+        if from_client in done and from_client.exception() is not None:
+            log.error("relaying the client failed: %r", from_client.exception())
         self._closing.set()
         from_client.cancel()
         closing.cancel()
