@@ -24,14 +24,14 @@ SERVER = Path(__file__).parent / "servers" / "load_server.py"
 TIMEOUT = 60.0
 
 
-def call(call_id: int, **arguments: Any) -> dict[str, Any]:
+def call(call_id: int, tool: str = "rows", **arguments: Any) -> dict[str, Any]:
     """The tools/call request with id ``call_id``; by default it asks for that id's table."""
     args = arguments or {"n": call_id, "rows": rows(call_id)}
     return {
         "jsonrpc": "2.0",
         "id": call_id,
         "method": "tools/call",
-        "params": {"name": "rows", "arguments": args},
+        "params": {"name": tool, "arguments": args},
     }
 
 
@@ -64,13 +64,26 @@ def check_table(response: dict[str, Any]) -> str:
 class ProxyProcess:
     """One proxy (and, behind it, one load_server) with its stdout read line by line."""
 
-    def __init__(
-        self, folder: Path, *server_options: str, proxy_options: tuple[str, ...] = ()
-    ) -> None:
+    def __init__(self, folder: Path, *server_options: str, gateway: tuple[str, ...] = ()) -> None:
+        """One proxy in front of one load_server, or with ``gateway`` aliases a
+        ``--servers`` gateway in front of one load_server per alias."""
         self.server_log = folder / "server.log"
         self.stderr_path = folder / "proxy.stderr"
         server = [sys.executable, str(SERVER), "--log", str(self.server_log), *server_options]
-        self.argv = [sys.executable, "-m", "gcxwire", "proxy", *proxy_options, "--", *server]
+        self.argv = [sys.executable, "-m", "gcxwire", "proxy", "--", *server]
+        self.logs = {alias: folder / f"{alias}.log" for alias in gateway}
+        if gateway:
+            config = folder / "gateway.json"
+            entries = [
+                {
+                    "alias": alias,
+                    "command": sys.executable,
+                    "args": [str(SERVER), "--log", str(log), "--name", alias, *server_options],
+                }
+                for alias, log in self.logs.items()
+            ]
+            config.write_text(json.dumps({"servers": entries}), encoding="utf-8")
+            self.argv = [sys.executable, "-m", "gcxwire", "proxy", "--servers", str(config)]
         self.process: asyncio.subprocess.Process | None = None
         self._buffer = bytearray()
         self._eof = False
@@ -147,8 +160,9 @@ class ProxyProcess:
     def stderr(self) -> str:
         return self.stderr_path.read_text(encoding="utf-8", errors="replace")
 
-    def server_entries(self) -> list[dict[str, Any]]:
-        text = self.server_log.read_text(encoding="utf-8") if self.server_log.exists() else ""
+    def server_entries(self, alias: str | None = None) -> list[dict[str, Any]]:
+        log = self.server_log if alias is None else self.logs[alias]
+        text = log.read_text(encoding="utf-8") if log.exists() else ""
         return [json.loads(line) for line in text.splitlines()]
 
     def server_pid(self) -> int:
@@ -170,7 +184,11 @@ def kind_of(line: bytes) -> tuple[str, Any]:
     except orjson.JSONDecodeError:
         return ("garbage", None)
     if isinstance(message, dict) and message.get("method") == "notifications/message":
-        return ("notification", message["params"]["seq"])
+        params = message["params"]
+        return (
+            "notification",
+            (params["server"], params["seq"]) if "server" in params else params["seq"],
+        )
     if isinstance(message, dict) and "id" in message and "method" not in message:
         return ("response", message["id"])
     return ("other", None)

@@ -43,8 +43,9 @@ RSS_BOUND_MB = 400  # a leak over 10,000 calls would show far above the ~60 MB b
 class LoadClient:
     """Keeps IN_FLIGHT calls outstanding and records every line the proxy writes."""
 
-    def __init__(self, proxy: ProxyProcess) -> None:
+    def __init__(self, proxy: ProxyProcess, aliases: tuple[str, ...] = ()) -> None:
         self.proxy = proxy
+        self.aliases = aliases
         self.slots = asyncio.Semaphore(IN_FLIGHT)
         self.freed: set[Any] = set()
         self.cancelled: set[int] = set()
@@ -76,11 +77,15 @@ class LoadClient:
             if self.sent_done and not self.waiting:
                 self.all_answered.set()
 
+    def tool(self, n: int) -> str:
+        """Behind a gateway the calls alternate between the servers (``alias__rows``)."""
+        return f"{self.aliases[n % len(self.aliases)]}__rows" if self.aliases else "rows"
+
     async def push(self, calls: int) -> None:
         for n in range(1, calls + 1):
             await self.slots.acquire()
             self.waiting.add(n)
-            await self.proxy.send(call(n))
+            await self.proxy.send(call(n, tool=self.tool(n)))
             if n % NOTIFY_EVERY == 0:
                 await self.proxy.send(
                     {"jsonrpc": "2.0", "method": "notifications/roots/list_changed"}
@@ -101,15 +106,15 @@ class LoadClient:
             self.all_answered.set()
 
 
-async def run_load(folder: Path, calls: int) -> dict[str, Any]:
-    proxy = ProxyProcess(folder, "--notify", str(SERVER_NOTIFY_EVERY))
+async def run_load(folder: Path, calls: int, aliases: tuple[str, ...] = ()) -> dict[str, Any]:
+    proxy = ProxyProcess(folder, "--notify", str(SERVER_NOTIFY_EVERY), gateway=aliases)
     await proxy.start()
     try:
         await proxy.send(INITIALIZE)
         first = await proxy.line()
         assert first is not None and kind_of(first) == ("response", "init")
         await proxy.send(INITIALIZED)
-        client = LoadClient(proxy)
+        client = LoadClient(proxy, aliases)
         client.seen.append(kind_of(first))
         reader = asyncio.create_task(client.read())
         loop = asyncio.get_running_loop()
@@ -158,5 +163,61 @@ def test_ten_thousand_calls_hundred_in_flight_nothing_lost(tmp_path: Path) -> No
         f"proxy peak RSS {run['rss']:.1f} MB"
     )
     # The rewrite path was under load too, not only pass-through (late cancelled answers are JSON).
+    assert client.formats["gcx"] + client.formats["dcp"] >= len(answered) - len(client.cancelled)
+    assert run["rss"] < RSS_BOUND_MB
+
+
+@pytest.mark.slow
+def test_ten_thousand_calls_through_the_gateway_to_two_servers(tmp_path: Path) -> None:
+    aliases = ("srvA", "srvB")
+    run = asyncio.run(run_load(tmp_path, CALLS, aliases))
+    client: LoadClient = run["client"]
+    proxy: ProxyProcess = run["proxy"]
+    assert run["status"] == 0
+
+    duplicates = [k for k, count in client.responses.items() if count > 1]
+    assert not duplicates
+    answered = set(client.responses)
+    assert answered >= set(range(1, CALLS + 1)) - client.cancelled
+    assert answered <= set(range(1, CALLS + 1))
+
+    cancels = 0
+    server_answered: set[int] = set()
+    for index, alias in enumerate(aliases):
+        # What this server wrote, in its order (ids are the gateway's; ``n`` is ours) ...
+        entries = proxy.server_entries(alias)
+        wrote = [
+            ("response", e["n"]) if e["k"] == "response" else ("notification", (alias, e["seq"]))
+            for e in entries
+            if (e["k"] == "response" and e["n"] is not None) or e["k"] == "notification"
+        ]
+        # ... is what the client got from it, in the same order. The one exception: the
+        # gateway drops a late answer to a call the client cancelled (the client must
+        # ignore it anyway, says MCP), where the single-server proxy relays it.
+        late = {("response", n) for n in client.cancelled}
+        got = [
+            (kind, key)
+            for kind, key in client.seen
+            if (kind == "response" and key != "init" and key % len(aliases) == index)
+            or (kind == "notification" and key[0] == alias)
+        ]
+        assert [m for m in got if m not in late] == [m for m in wrote if m not in late], alias
+        received = next(e for e in entries if e["k"] == "received")
+        assert received["calls"] == CALLS // len(aliases)
+        assert received["notifications"] == CALLS // NOTIFY_EVERY + 1  # sent to every server
+        cancels += received["cancelled"]
+        server_answered |= {n for kind, n in wrote if kind == "response"}
+    # A cancellation reaches the server running that call: one never answered was cancelled.
+    assert len(client.cancelled - server_answered) <= cancels <= CALLS // CANCEL_EVERY
+    dropped = len(client.cancelled & server_answered)
+
+    notes = [key for kind, key in client.seen if kind == "notification"]
+    print(
+        f"\ngateway, {CALLS} calls to 2 servers, {IN_FLIGHT} in flight: {run['seconds']:.1f} s, "
+        f"{len(answered)} answered, {len(client.cancelled - server_answered)} cancelled before an "
+        f"answer, {dropped} late answers to cancelled calls dropped, "
+        f"{len(notes)} server notifications; formats {dict(client.formats)}; "
+        f"gateway peak RSS {run['rss']:.1f} MB"
+    )
     assert client.formats["gcx"] + client.formats["dcp"] >= len(answered) - len(client.cancelled)
     assert run["rss"] < RSS_BOUND_MB

@@ -3,7 +3,8 @@
 It speaks just enough MCP (``initialize``, ``tools/list``, ``tools/call``, notifications)
 and answers in batches, shuffled, so the order it writes differs from the order asked.
 Every message it writes is also logged, one JSON line each (flushed), to ``--log FILE``:
-``{"k": "response", "id": 7}``, ``{"k": "notification", "seq": 3}``, ``{"k": "garbage"}``.
+``{"k": "response", "id": 7, "n": 7}`` (``n``: the call's argument, which a gateway does
+not rename), ``{"k": "notification", "seq": 3}``, ``{"k": "garbage"}``.
 At EOF it logs what it received: ``{"k": "received", "calls": n, "notifications": m,
 "cancelled": c}``.
 
@@ -49,7 +50,8 @@ def table(n: int, rows: int) -> list[dict[str, Any]]:
 
 
 class Server:
-    def __init__(self, log_path: str, garbage: bool, notify: int) -> None:
+    def __init__(self, log_path: str, garbage: bool, notify: int, name: str) -> None:
+        self.name = name
         self.out = sys.stdout.buffer
         self.log = open(log_path, "a", encoding="utf-8")  # noqa: SIM115 (lives as long as we do)
         self.lock = threading.Lock()
@@ -65,19 +67,18 @@ class Server:
             self.log.write(json.dumps(entry) + "\n")
             self.log.flush()
 
-    def answer(self, rid: Any, result: dict[str, Any]) -> None:
+    def answer(self, rid: Any, result: dict[str, Any], n: Any = None) -> None:
         message = {"jsonrpc": "2.0", "id": rid, "result": result}
-        self.write(json.dumps(message).encode(), {"k": "response", "id": rid})
+        self.write(json.dumps(message).encode(), {"k": "response", "id": rid, "n": n})
         with self.lock:
             self.answers += 1
             count = self.answers
         if self.notify and count % self.notify == 0:
             self.seq += 1
-            note = {
-                "jsonrpc": "2.0",
-                "method": "notifications/message",
-                "params": {"level": "info", "data": f"answered {count}", "seq": self.seq},
-            }
+            params: dict[str, Any] = {"level": "info", "data": f"answered {count}", "seq": self.seq}
+            if self.name:  # behind a gateway, the client tells the servers' notes apart by this
+                params["server"] = self.name
+            note = {"jsonrpc": "2.0", "method": "notifications/message", "params": params}
             self.write(json.dumps(note).encode(), {"k": "notification", "seq": self.seq})
         if self.garbage and count % 7 == 0:
             self.write(b"\xffnot json \xc3( {" + str(count).encode(), {"k": "garbage"})
@@ -94,7 +95,8 @@ def call_result(arguments: dict[str, Any]) -> dict[str, Any]:
 def main() -> None:
     log_path = sys.argv[sys.argv.index("--log") + 1]
     notify = int(sys.argv[sys.argv.index("--notify") + 1]) if "--notify" in sys.argv else 0
-    server = Server(log_path, "--garbage" in sys.argv, notify)
+    name = sys.argv[sys.argv.index("--name") + 1] if "--name" in sys.argv else ""
+    server = Server(log_path, "--garbage" in sys.argv, notify, name)
     server.log.write(json.dumps({"k": "pid", "pid": os.getpid()}) + "\n")
     server.log.flush()
     inbox: queue.Queue[dict[str, Any] | None] = queue.Queue()
@@ -131,7 +133,8 @@ def main() -> None:
             arguments = params.get("arguments") or {}
             if "slow" in arguments:
                 result = call_result(arguments)
-                timer = threading.Timer(float(arguments["slow"]), server.answer, (rid, result))
+                answer = (rid, result, arguments.get("n"))
+                timer = threading.Timer(float(arguments["slow"]), server.answer, answer)
                 timer.start()
                 timers.append(timer)
             elif "half" in arguments:
@@ -167,7 +170,8 @@ def main() -> None:
             ids = list(batch)
             shuffle.shuffle(ids)
             for rid in ids:
-                server.answer(rid, call_result(batch.pop(rid)))
+                arguments = batch.pop(rid)
+                server.answer(rid, call_result(arguments), arguments.get("n"))
     for timer in timers:
         timer.join()
     server.log.write(json.dumps({"k": "received", **received}) + "\n")
