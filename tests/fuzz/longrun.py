@@ -5,7 +5,8 @@
 Runs ``fuzz.py`` with findings collected (crashes and inputs over 1 s are saved and
 fuzzing goes on). An input that hangs past libFuzzer's ``-timeout`` kills the run; it
 is counted as a hang, saved, and the run restarts for the inputs still to do. The
-twin is whatever ``GCXWIRE_NO_EXTENSIONS`` selects. Writes ``OUTDIR/summary.json``.
+twin is whatever ``GCXWIRE_NO_EXTENSIONS`` selects. ``GCXWIRE_FUZZ_DEADLINE`` (Unix
+time) stops the run there, short of RUNS if need be. Writes ``OUTDIR/summary.json``.
 """
 
 from __future__ import annotations
@@ -40,12 +41,17 @@ def run(target: str, runs: int, out: Path) -> dict[str, object]:
     env = {**os.environ, "GCXWIRE_FUZZ_FINDINGS": str(findings)}
     done = hangs = restarts = 0
     started = time.monotonic()
-    while done < runs:
+    deadline = float(os.environ.get("GCXWIRE_FUZZ_DEADLINE", "inf"))
+    while done < runs and time.time() < deadline - 1:
+        budget = (
+            [] if deadline == float("inf") else [f"-max_total_time={int(deadline - time.time())}"]
+        )
         argv = [
             sys.executable,
             str(HERE / "fuzz.py"),
             target,
             f"-runs={runs - done}",
+            *budget,
             f"-timeout={HARD_TIMEOUT}",
             f"-max_len={MAX_LEN}",
             f"-artifact_prefix={findings}/",
@@ -79,6 +85,7 @@ def run(target: str, runs: int, out: Path) -> dict[str, object]:
         "slow_over_1s": slow,
         "hangs": hangs + len(list(findings.glob("timeout-*"))),
         "restarts": restarts,
+        "stopped_at_deadline": done < runs and time.time() >= deadline - 1,
     }
     (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
     return summary
