@@ -14,6 +14,7 @@ The module runs on whichever twin is imported (CI runs it on both).
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -54,13 +55,14 @@ settings.register_profile(
 
 def _encodings(value: Any) -> list[bytes]:
     out = []
-    for encode in (
+    encoders: tuple[Callable[[Any], str], ...] = (
         lambda v: gcx.encode(v, tool="t"),
         lambda v: gcx.encode(v, tool="t", profile="reference"),
         lambda v: dcp.encode(v),
         lambda v: dcp.encode(v, dialect="v0.3"),
         lambda v: dcp.encode(v, dialect="dcp-py"),
-    ):
+    )
+    for encode in encoders:
         try:
             out.append(encode(value).encode("utf-8", "surrogatepass"))
         except EncodeError:
@@ -93,11 +95,11 @@ def broken(draw: st.DrawFn, kinds: tuple[str, ...]) -> bytes:
             del data[at : at + draw(st.integers(1, 16))]
         elif op == "splice":  # a line of another payload lands among ours
             other = draw(payloads(("gcx", "dcp", "json"))).split(b"\n")
-            lines = data.split(b"\n")
+            lines = bytes(data).split(b"\n")
             lines.insert(draw(st.integers(0, len(lines))), draw(st.sampled_from(other)))
             data = bytearray(b"\n".join(lines))
         elif op == "lines":  # one of our own lines moved, doubled or dropped
-            lines = data.split(b"\n")
+            lines = bytes(data).split(b"\n")
             line = lines.pop(draw(st.integers(0, len(lines) - 1)))
             how = draw(st.sampled_from(["move", "double", "drop"]))
             if how != "drop":

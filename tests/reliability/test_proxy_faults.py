@@ -102,7 +102,7 @@ def test_upstream_killed_mid_stream(tmp_path: Path) -> None:
             await proxy.send(call(1000, slow=60))  # still in flight when the server dies
             for n in range(1, 101):
                 await proxy.send(call(n))
-            lines = []
+            lines: list[bytes] = []
             while sum(kind_of(line)[0] == "response" for line in lines) < 100:
                 line = await proxy.line()
                 assert line is not None
@@ -162,7 +162,7 @@ def test_garbage_on_upstream_stdout_is_relayed_in_place(tmp_path: Path) -> None:
         try:
             for n in range(1, 1001):
                 await proxy.send(call(n))
-            lines = []
+            lines: list[bytes] = []
             while sum(kind_of(line)[0] == "response" for line in lines) < 1000:
                 line = await proxy.line()
                 assert line is not None

@@ -186,7 +186,7 @@ def test_ten_thousand_calls_through_the_gateway_to_two_servers(tmp_path: Path) -
     for index, alias in enumerate(aliases):
         # What this server wrote, in its order (ids are the gateway's; ``n`` is ours) ...
         entries = proxy.server_entries(alias)
-        wrote = [
+        wrote: list[tuple[str, Any]] = [
             ("response", e["n"]) if e["k"] == "response" else ("notification", (alias, e["seq"]))
             for e in entries
             if (e["k"] == "response" and e["n"] is not None) or e["k"] == "notification"
@@ -206,7 +206,7 @@ def test_ten_thousand_calls_through_the_gateway_to_two_servers(tmp_path: Path) -
         assert received["calls"] == CALLS // len(aliases)
         assert received["notifications"] == CALLS // NOTIFY_EVERY + 1  # sent to every server
         cancels += received["cancelled"]
-        server_answered |= {n for kind, n in wrote if kind == "response"}
+        server_answered |= {int(n) for kind, n in wrote if kind == "response"}
     # A cancellation reaches the server running that call: one never answered was cancelled.
     assert len(client.cancelled - server_answered) <= cancels <= CALLS // CANCEL_EVERY
     dropped = len(client.cancelled & server_answered)
