@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Memory safety: build gcxwire._speedups with AddressSanitizer in a scratch directory
 # (the working tree is not touched) and run the codec tests against that build.
-#   scripts/asan.sh [pytest args...]     (PYTHON=..., ASAN_BUILD_DIR=... to override)
+#   scripts/asan.sh [pytest args...]     (PYTHON=..., ASAN_BUILD_DIR=... to override;
+#                                         ASAN_REF=<commit> builds that commit, not the tree)
 # Any ASan report aborts the run, so a zero exit means: no report.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -10,9 +11,14 @@ SCRATCH=${ASAN_BUILD_DIR:-$(mktemp -d -t gcxwire-asan.XXXXXX)}
 mkdir -p "$SCRATCH"
 
 # A copy of what setup.py needs; the generated C and any built module stay behind.
-cp setup.py pyproject.toml README.md NOTICE "$SCRATCH"/
 rm -rf "$SCRATCH/src"
-cp -r src "$SCRATCH"/
+if [ -n "${ASAN_REF:-}" ]; then
+    echo "== sources of $(git rev-parse --short "$ASAN_REF")"
+    git archive "$ASAN_REF" setup.py pyproject.toml README.md NOTICE src | tar -x -C "$SCRATCH"
+else
+    cp setup.py pyproject.toml README.md NOTICE "$SCRATCH"/
+    cp -r src "$SCRATCH"/
+fi
 find "$SCRATCH/src" \( -name '*.so' -o -name '_speedups.c' -o -name __pycache__ \) -prune \
     -exec rm -rf {} +
 
