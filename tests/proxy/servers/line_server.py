@@ -3,6 +3,7 @@
 It is not an MCP implementation: each request's method picks a scripted answer,
 so a test knows byte for byte what the server wrote and in which order.
 
+- ``initialize``: a minimal answer with the client's protocol version.
 - ``echo``: answers ``{"result": params}``; the id is echoed as it came.
 - ``burst``: ``params.count`` notifications, then the answer.
 - ``ask_client``: a server-to-client request (id 0), answered once the client replies.
@@ -54,6 +55,14 @@ def main() -> None:
         rid = message.get("id")
         if method is None and rid in waiting:  # the client's answer to our request
             write({"jsonrpc": "2.0", "id": waiting.pop(rid), "result": {"client": message}})
+        elif method == "initialize":
+            hello = {
+                "protocolVersion": params.get("protocolVersion"),
+                "capabilities": {"tools": {}},
+            }
+            write(
+                {"jsonrpc": "2.0", "id": rid, "result": {**hello, "serverInfo": {"name": "line"}}}
+            )
         elif method == "echo":
             write({"jsonrpc": "2.0", "id": rid, "result": params})
         elif method == "burst":
