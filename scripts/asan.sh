@@ -2,7 +2,9 @@
 # Memory safety: build gcxwire._speedups with AddressSanitizer in a scratch directory
 # (the working tree is not touched) and run the codec tests against that build.
 #   scripts/asan.sh [pytest args...]     (PYTHON=..., ASAN_BUILD_DIR=... to override;
-#                                         ASAN_REF=<commit> builds that commit, not the tree)
+#                                         ASAN_REF=<commit> builds that commit, not the tree;
+#                                         ASAN_REPLAY=<dir> also replays the long fuzz run's
+#                                         corpora found there, e.g. fuzz-out)
 # Any ASan report aborts the run, so a zero exit means: no report.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -55,4 +57,19 @@ TESTS=$(ls tests/test_gcx*.py tests/test_speedups*.py tests/test_dcp*.py tests/t
     tests/test_fuzz_properties.py 2>/dev/null)
 # shellcheck disable=SC2086
 "$PY" -m pytest -q -p no:cacheprovider $TESTS "$@"
+
+# Every fuzz input kept for its coverage, once each, through the instrumented build.
+for target in gcx.decode gcx.parse gcx.Decoder dcp.decode gcxwire.decode; do
+    case $target in
+        dcp.decode) seeds=tests/fuzz/corpus/dcp ;;
+        gcxwire.decode) seeds="tests/fuzz/corpus/gcx tests/fuzz/corpus/dcp tests/fuzz/corpus/json" ;;
+        *) seeds=tests/fuzz/corpus/gcx ;;
+    esac
+    found=""
+    if [ -n "${ASAN_REPLAY:-}" ]; then
+        found=$(find "$ASAN_REPLAY" -type d -path "*/$target/corpus" 2>/dev/null | tr '\n' ' ')
+    fi
+    # shellcheck disable=SC2086
+    "$PY" tests/fuzz/replay.py "$target" $seeds $found
+done
 echo "== ASan: no report"
