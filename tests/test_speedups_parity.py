@@ -87,6 +87,7 @@ BAD_CALLS = [
     ("decode_rows", ("1\t2\t3", 0, ["a", "b"], True, False, NONE, 99, 9)),
     ("decode_rows", ("é\n😀\t2\t3", 0, ["a", "b"], False, False, NONE, 99, 9)),
     ("nest_rows", ([{"a": 1, "a.b": 2}], [("a", (), "a"), ("a.b", ("a",), "b")])),
+    ("nest_rows", ([{"a": 1}, [1]], [("a", (), "a")])),
     ("flatten_rows", ([{"u": {"id": 1}}, {"u": 3}], frozenset(["u"]))),
     ("flatten_rows", ([{"u": {"id": 1}}, "row"], frozenset(["u"]))),
 ]

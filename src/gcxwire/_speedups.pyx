@@ -39,6 +39,7 @@ from .errors import DecodeError, EncodeError, EncodeTypeError, EncodeValueError
 
 cdef extern from "Python.h":
     Py_UCS4 PyUnicode_MAX_CHAR_VALUE(object o)
+    bint PyUnicode_IS_ASCII(object o)
 
 __all__ = [
     "escape",
@@ -144,12 +145,58 @@ cdef str _escape(str s):
     return out
 
 
+cdef inline Py_ssize_t _next_backslash(const Py_UCS1 *src, Py_ssize_t i, Py_ssize_t b):
+    cdef const void *p = memchr(src + i, 92, b - i) if i < b else NULL
+    return -1 if p == NULL else <const Py_UCS1 *>p - src
+
+
+cdef str _unescape_ucs1(str s, Py_ssize_t a, Py_ssize_t b, Py_ssize_t k):
+    # s[a:b] unescaped for 1-byte text whose first backslash is at k: memchr and memcpy.
+    cdef const Py_UCS1 *src = <const Py_UCS1 *>PyUnicode_DATA(s)
+    cdef Py_ssize_t pairs = 0, i = k, o = 0, m
+    cdef Py_UCS1 *dst
+    cdef Py_UCS1 c
+    cdef str out = None
+    while 0 <= i < b - 1:  # a backslash at b - 1 is a lone final one: it stays
+        pairs += 1
+        i = _next_backslash(src, i + 2, b)
+    m = b - a - pairs
+    if PyUnicode_IS_ASCII(s):  # then so is the result: write it in place
+        out = PyUnicode_New(m, 127)
+        dst = <Py_UCS1 *>PyUnicode_DATA(out)
+    else:  # Latin-1 text may unescape to ASCII: let CPython pick the kind
+        dst = <Py_UCS1 *>PyMem_Malloc(m if m > 0 else 1)
+        if dst == NULL:
+            raise MemoryError()
+    i = a
+    while True:
+        if k < 0 or k >= b - 1:
+            memcpy(dst + o, src + i, b - i)
+            break
+        memcpy(dst + o, src + i, k - i)
+        o += k - i
+        c = src[k + 1]
+        dst[o] = 9 if c == 116 else (10 if c == 110 else c)
+        o += 1
+        i = k + 2
+        k = _next_backslash(src, i, b)
+    if out is not None:
+        return out
+    try:
+        return PyUnicode_FromKindAndData(PyUnicode_1BYTE_KIND, dst, m)
+    finally:
+        PyMem_Free(dst)
+
+
 cdef str _unescape_range(str s, Py_ssize_t a, Py_ssize_t b):
     # s[a:b] unescaped: "\x" is x (t and n are TAB and LF), a lone final "\" stays.
-    if PyUnicode_FindChar(s, 92, a, b, 1) < 0:
+    cdef Py_ssize_t first = PyUnicode_FindChar(s, 92, a, b, 1)
+    if first < 0:
         if a == 0 and b == len(s):
             return s
         return PyUnicode_Substring(s, a, b)
+    if PyUnicode_KIND(s) == PyUnicode_1BYTE_KIND:
+        return _unescape_ucs1(s, a, b, first)
     cdef int kind = PyUnicode_KIND(s)
     cdef void *data = PyUnicode_DATA(s)
     cdef void *buf = PyMem_Malloc((b - a) * kind)
@@ -784,11 +831,15 @@ def nest_rows(rows, plan, /):
     Raises DecodeError (no position) when a field's value stands where a group goes.
     """
     cdef list out = []
-    cdef list steps = list(plan)
-    cdef dict nested, target
+    cdef list steps = [(name, tuple(chain), key) for name, chain, key in plan]
+    cdef dict nested, target, flat
+    cdef tuple step, chain
     for row in rows:
+        flat = <dict?>row
         nested = {}
-        for name, chain, key in steps:
+        for step in steps:
+            name = step[0]
+            chain = <tuple>step[1]
             target = nested
             for part in chain:
                 inner = target.get(part)
@@ -797,8 +848,9 @@ def nest_rows(rows, plan, /):
                 elif type(inner) is not dict:
                     raise DecodeError(f"Field {name!r} collides with member {part!r}")
                 target = <dict>inner
-            if name in row:
-                target[key] = row[name]
+            value = flat.get(name, _ABSENT)
+            if value is not _ABSENT:
+                target[step[2]] = value
         out.append(nested)
     return out
 
@@ -990,9 +1042,8 @@ def decode_rows(
                 if typed:
                     brackets = 0
                     if kind == PyUnicode_1BYTE_KIND:
-                        for i in range(pos, stop):
-                            if (<Py_UCS1 *>data)[i] == 91 or (<Py_UCS1 *>data)[i] == 123:
-                                brackets += 1
+                        brackets = _count_byte(<Py_UCS1 *>data + pos, stop - pos, 91)
+                        brackets += _count_byte(<Py_UCS1 *>data + pos, stop - pos, 123)
                     else:
                         for i in range(pos, stop):
                             c = PyUnicode_READ(kind, data, i)

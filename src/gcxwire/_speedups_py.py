@@ -378,6 +378,8 @@ def nest_rows(
     steps = list(plan)
     out: list[dict[str, Any]] = []
     for row in rows:
+        if not isinstance(row, dict):
+            raise TypeError(f"Expected dict, got {type(row).__name__}")
         nested: dict[str, Any] = {}
         for name, chain, key in steps:
             target = nested
