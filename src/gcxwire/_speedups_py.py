@@ -257,7 +257,7 @@ def encode_rows(
     floats: frozenset[str],
     /,
 ) -> str:
-    """Every row line of a table, each followed by LF: :func:`encode_row` per row.
+    """Every row line of a table joined by LF (no final LF): :func:`encode_row` per row.
 
     Error paths start at the row: ``$[3].name``.
     """
@@ -271,7 +271,6 @@ def encode_rows(
             lines.append(encode_row(row, fields, empty_null, floats))
         except EncodeError as exc:
             raise exc.relocated(f"$[{i}]") from None
-    lines.append("")
     return "\n".join(lines)
 
 

@@ -252,9 +252,12 @@ def _write_rows(
 ) -> None:
     empty_null, floats = style
     try:
-        out.append(encode_rows(rows, fields, empty_null, floats))  # each line ends in LF
+        body = encode_rows(rows, fields, empty_null, floats)  # lines joined by LF
     except EncodeError as exc:
         raise exc.relocated(path) from None
+    if body:
+        out.append(body)
+        out.append("\n")  # its own element, so the payload's final LF drops without a copy
 
 
 def _flat_plan(
@@ -405,6 +408,9 @@ def _encode_typed(value: Any, tool: str) -> str:
     else:
         _write_value(out, tool_text, value)
     # Like a JSON text, a payload ends without a newline; every decoder accepts that.
+    if out and out[-1] == "\n":
+        out.pop()
+        return "".join(out)
     return "".join(out)[:-1]
 
 
