@@ -103,13 +103,16 @@ def main() -> None:
     print("\n".join(table(results)))
 
     total = (2 if args.quick else 50) << 20
-    fast = stream_decode(total, trace=False)
-    traced = stream_decode(total)
-    print(
-        f"\nStreaming decode (gcx.Decoder.feed, 64 KiB chunks): {fast.size / 2**20:.1f} MB, "
-        f"{fast.rows:,} rows, {fast.size / fast.seconds / 2**20:.1f} MB/s; "
-        f"tracemalloc peak {traced.peak / 1024:,.0f} KiB"
-    )
+    print()
+    for chunk in (64 << 10, 4 << 10):
+        fast = stream_decode(total, chunk, trace=False)
+        traced = stream_decode(total, chunk)
+        print(
+            f"Streaming decode (gcx.Decoder.feed, {chunk >> 10} KiB chunks): "
+            f"{fast.size / 2**20:.1f} MB, {fast.rows:,} rows, "
+            f"{fast.size / fast.seconds / 2**20:.1f} MB/s; "
+            f"tracemalloc peak {traced.peak / 1024:,.0f} KiB"
+        )
 
 
 if __name__ == "__main__":

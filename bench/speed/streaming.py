@@ -18,21 +18,27 @@ from gcxwire import gcx
 
 
 def payload(total: int, chunk: int) -> Iterator[bytes]:
-    """About ``total`` bytes of GCX1 in ``chunk``-byte pieces (cut anywhere, even mid-row)."""
-    text = gcx.encode(symbols(500), tool="search_symbols") + "\n"
+    """About ``total`` bytes of GCX1 in ``chunk``-byte pieces (cut anywhere, even mid-row).
+
+    The repeated block is built here, before the caller starts tracing memory.
+    """
+    text = gcx.encode(symbols(2000), tool="search_symbols") + "\n"  # a block > any chunk
     header, body = text.split("\n", 1)
-    block = body.encode()
-    yield (header + "\n").encode()
-    sent = len(header) + 1
-    buf = b""
+    return _pieces((header + "\n").encode(), body.encode(), total, chunk)
+
+
+def _pieces(head: bytes, block: bytes, total: int, chunk: int) -> Iterator[bytes]:
+    yield head
+    sent = len(head)
+    view = memoryview(block)
+    at = 0  # the next piece starts at view[at], wrapping around the block
     while sent < total:
-        buf += block
-        sent += len(block)
-        while len(buf) >= chunk:
-            yield buf[:chunk]
-            buf = buf[chunk:]
-    if buf:
-        yield buf
+        piece = bytes(view[at : at + chunk])
+        if len(piece) < chunk:  # wrap: the rest of the block, then its start again
+            piece += bytes(view[: chunk - len(piece)])
+        at = (at + chunk) % len(block)
+        sent += len(piece)
+        yield piece
 
 
 @dataclass
@@ -47,10 +53,11 @@ def stream_decode(total: int, chunk: int = 1 << 16, *, trace: bool = True) -> St
     """Feed ``total`` bytes and drop each row once decoded, as a consumer would."""
     decoder = gcx.Decoder()
     rows = size = 0
+    pieces = payload(total, chunk)
     if trace:
         tracemalloc.start()
     start = time.perf_counter()
-    for piece in payload(total, chunk):
+    for piece in pieces:
         size += len(piece)
         rows += len(decoder.feed(piece))
     rows += len(decoder.close())
