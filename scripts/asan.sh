@@ -16,9 +16,9 @@ mkdir -p "$SCRATCH"
 rm -rf "$SCRATCH/src"
 if [ -n "${ASAN_REF:-}" ]; then
     echo "== sources of $(git rev-parse --short "$ASAN_REF")"
-    git archive "$ASAN_REF" setup.py pyproject.toml README.md NOTICE src | tar -x -C "$SCRATCH"
+    git archive "$ASAN_REF" setup.py pyproject.toml README.md NOTICE LICENSE src | tar -x -C "$SCRATCH"
 else
-    cp setup.py pyproject.toml README.md NOTICE "$SCRATCH"/
+    cp setup.py pyproject.toml README.md NOTICE LICENSE "$SCRATCH"/
     cp -r src "$SCRATCH"/
 fi
 find "$SCRATCH/src" \( -name '*.so' -o -name '_speedups.c' -o -name __pycache__ \) -prune \
