@@ -197,6 +197,7 @@ LATIN1 = st.one_of(
 )
 LATIN1_VALUES = st.one_of(
     st.none(), st.booleans(), st.integers(), st.integers(-(10**30), 10**30),
+    st.sampled_from([-(2**63), 2**63 - 1, 2**63, -(2**63) - 1, 2**64]),
     st.sampled_from([1.0, -0.0, 3.5, 1e16, 12.0]), LATIN1,
     st.lists(st.integers(0, 9), max_size=2),
 )  # fmt: skip

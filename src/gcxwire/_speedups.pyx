@@ -564,7 +564,10 @@ cdef int _put_escaped(_Buf *b, const Py_UCS1 *src, Py_ssize_t n) except -1:
 cdef int _put_int(_Buf *b, long long v) except -1:
     cdef char tmp[24]
     cdef int i = 24
-    cdef unsigned long long u = <unsigned long long>(-v) if v < 0 else <unsigned long long>v
+    # Negate in unsigned arithmetic: -v overflows for the most negative long long.
+    cdef unsigned long long u = <unsigned long long>v
+    if v < 0:
+        u = (<unsigned long long>0) - u
     while True:
         i -= 1
         tmp[i] = <char>(48 + u % 10)
