@@ -88,6 +88,9 @@ BAD_CALLS = [
     ("decode_rows", ("é\n😀\t2\t3", 0, ["a", "b"], False, False, NONE, 99, 9)),
     ("nest_rows", ([{"a": 1, "a.b": 2}], [("a", (), "a"), ("a.b", ("a",), "b")])),
     ("nest_rows", ([{"a": 1}, [1]], [("a", (), "a")])),
+    ("encode_table", ([{"a": float("nan")}, [1]], ["a"])),
+    ("encode_table", ([{"a": 1.0}, {"a": 2.0}, {"a": 3.0}, {"a": {4: 5}}], ["a"])),
+    ("encode_table", ([{"a": 1}], [])),
     ("flatten_rows", ([{"u": {"id": 1}}, {"u": 3}], frozenset(["u"]))),
     ("flatten_rows", ([{"u": {"id": 1}}, "row"], frozenset(["u"]))),
     ("flatten_rows", ([{"u": {"id": 1}}, {1: 2}], frozenset(["u"]))),
@@ -217,6 +220,23 @@ def test_encode_rows_agrees_on_latin1(
     assert ext == _speedups_py.encode_rows(rows, fields, empty_null, floats)
     lines = [_speedups.encode_row(r, fields, empty_null, floats) for r in rows]
     assert ext == "\n".join(lines)
+
+
+STYLED = st.sampled_from([None, 1, 2.0, -3.0, 4.0, 0.5, 1e16, "x", "é", "😀", True, [1]])
+
+
+@need_ext
+@given(
+    st.lists(st.dictionaries(st.sampled_from(["f0", "f1", "f2", "f3"]), STYLED), max_size=9),
+    st.sampled_from([["f0", "f1", "f2", "f3"], ["f0", "f1", "f2"], ["f0", "f0", "f1", "f2", "f3"]]),
+)
+def test_encode_table_agrees(rows: list[dict[str, Any]], fields: list[str]) -> None:
+    ext = outcome(_speedups.encode_table, rows, fields)
+    assert ext == outcome(_speedups_py.encode_table, rows, fields)
+    if ext[0] == "ok":  # the style scan_style picks, and the text encode_rows writes with it
+        style = _speedups.scan_style(rows, fields)
+        text = _speedups.encode_rows(rows, fields, *style)
+        assert _speedups.encode_table(rows, fields) == (text, *style)
 
 
 STYLE_VALUES = st.sampled_from([None, 1, 2.0, -3.0, 1e16, 0.5, "x", True, float("nan")])

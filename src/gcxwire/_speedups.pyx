@@ -54,9 +54,11 @@ __all__ = [
     "shared_keys",
     "nest_rows",
     "flatten_rows",
+    "encode_table",
 ]
 
 cdef object _ABSENT = ABSENT
+cdef frozenset _NO_FLOATS = frozenset()
 cdef object _dumps = orjson.dumps
 cdef object _loads = orjson.loads
 cdef object _JSONEncodeError = orjson.JSONEncodeError
@@ -620,13 +622,23 @@ cdef bint _put_str_cell(_Buf *b, str s) except -1:
     return True
 
 
+cdef struct _Stats:
+    # What scan_style counts, gathered while writing in the plain style.
+    Py_ssize_t nulls
+    Py_ssize_t absent
+    Py_ssize_t *integral  # per field: integral floats within 1e15
+    char *has_int  # per field: an int was seen
+    bint valid  # False when a row has keys outside the fields
+
+
 cdef bint _put_row(
     _Buf *b, dict row, tuple fields, bint empty_null, frozenset floats,
-    Py_ssize_t *starts, Py_ssize_t *ends, Py_ssize_t index,
+    Py_ssize_t *starts, Py_ssize_t *ends, Py_ssize_t index, _Stats *stats,
 ) except -1:
     # One row line with its LF, as _row_line writes it; False (buffer left dirty)
-    # when a cell is not 1-byte text.
-    cdef Py_ssize_t nf = len(fields), i, last, row_start = b.len, shift = 0
+    # when a cell is not 1-byte text. With stats, also counts what scan_style does.
+    cdef Py_ssize_t nf = len(fields), i, last, row_start = b.len, shift = 0, missing = 0
+    cdef double f
     cdef bint any_floats = bool(floats)
     cdef long long v
     cdef int overflow = 0
@@ -639,15 +651,20 @@ cdef bint _put_row(
         value = row.get(field, _ABSENT)
         t = type(value)
         if value is _ABSENT:
+            missing += 1
             if empty_null:
                 _put_byte(b, 92)
         elif value is None:
+            if stats != NULL:
+                stats.nulls += 1
             if not empty_null:
                 _put(b, b"null", 4)
         elif t is str:
             if not _put_str_cell(b, <str>value):
                 return False
         elif t is int:
+            if stats != NULL:
+                stats.has_int[i] = 1
             v = PyLong_AsLongLongAndOverflow(value, &overflow)
             if overflow == 0:
                 _put_int(b, v)
@@ -658,6 +675,10 @@ cdef bint _put_row(
         elif value is False:
             _put(b, b"false", 5)
         elif t is float and isfinite(<double>value):
+            if stats != NULL:
+                f = value
+                if -1e15 < f < 1e15 and f == <double>(<long long>f):
+                    stats.integral[i] += 1
             if any_floats and field in floats:
                 _put_text(b, _compact_float(value))
             else:
@@ -673,6 +694,10 @@ cdef bint _put_row(
             if not _put_text(b, cell):
                 return False
         ends[i] = b.len
+    if stats != NULL:
+        stats.absent += missing
+        if nf - missing != len(row):
+            stats.valid = False
     last = nf - 1
     while last > 0 and ends[last] == starts[last]:
         last -= 1  # decoders pad a short row with empty cells
@@ -715,7 +740,9 @@ _scratch.cap = 0
 cdef Py_ssize_t _SCRATCH_KEEP = 16 << 20
 
 
-cdef str _encode_rows_bytes(rows, tuple fs, bint empty_null, frozenset floats):
+cdef str _encode_rows_bytes(
+    rows, tuple fs, bint empty_null, frozenset floats, _Stats *stats = NULL
+):
     # The whole table through one byte buffer, or None when a cell is not 1-byte text.
     global _scratch_busy, _scratch
     cdef _Buf own
@@ -737,7 +764,7 @@ cdef str _encode_rows_bytes(rows, tuple fs, bint empty_null, frozenset floats):
         for row in rows:
             if not isinstance(row, dict):
                 raise TypeError(f"Row {i} is a {type(row).__name__}, not a dict")
-            if not _put_row(b, <dict>row, fs, empty_null, floats, starts, starts + nf, i):
+            if not _put_row(b, <dict>row, fs, empty_null, floats, starts, starts + nf, i, stats):
                 return None
             i += 1
         if b.len:
@@ -777,6 +804,53 @@ def encode_rows(rows, fields, bint empty_null, frozenset floats, /):
         lines.append(_row_line(<dict>row, fs, empty_null, floats, cells, i))
         i += 1
     return u"\n".join(lines)
+
+
+def encode_table(rows, fields, /):
+    """A table's rows in the style :func:`scan_style` picks: ``(text, empty_null, floats)``.
+
+    The same as ``encode_rows(rows, fields, *scan_style(rows, fields))``, but the
+    common table (no style) is written in one pass that also does the scan.
+    """
+    cdef tuple fs = tuple(fields)
+    cdef Py_ssize_t nf = len(fs), i = 0, k
+    cdef _Stats stats
+    cdef str text = None
+    if not isinstance(rows, (list, tuple)):
+        rows = list(rows)
+    for row in rows:
+        if not isinstance(row, dict):
+            raise TypeError(f"Row {i} is a {type(row).__name__}, not a dict")
+        i += 1
+    if not fs:
+        raise ValueError("A row needs at least one field")
+    if len(set(fs)) == nf:
+        stats.nulls = stats.absent = 0
+        stats.valid = True
+        stats.integral = <Py_ssize_t *>PyMem_Malloc(nf * sizeof(Py_ssize_t))
+        stats.has_int = <char *>PyMem_Malloc(nf)
+        if stats.integral == NULL or stats.has_int == NULL:
+            PyMem_Free(stats.integral)
+            PyMem_Free(stats.has_int)
+            raise MemoryError()
+        try:
+            for k in range(nf):
+                stats.integral[k] = 0
+                stats.has_int[k] = 0
+            text = _encode_rows_bytes(rows, fs, False, _NO_FLOATS, &stats)
+            if text is not None and stats.valid:
+                empty_null = stats.nulls > stats.absent + 3
+                floats = frozenset(
+                    [fs[k] for k in range(nf) if stats.integral[k] >= 3 and not stats.has_int[k]]
+                )
+                if not empty_null and not floats:
+                    return text, False, floats
+                return encode_rows(rows, fs, empty_null, floats), empty_null, floats
+        finally:
+            PyMem_Free(stats.integral)
+            PyMem_Free(stats.has_int)
+    empty_null, floats = scan_style(rows, fs)
+    return encode_rows(rows, fs, empty_null, floats), empty_null, floats
 
 
 def scan_style(rows, fields, /):

@@ -35,6 +35,7 @@ __all__ = [
     "shared_keys",
     "nest_rows",
     "flatten_rows",
+    "encode_table",
 ]
 
 _UNESCAPED = {"t": "\t", "n": "\n"}
@@ -419,3 +420,21 @@ def flatten_rows(rows: Iterable[Any], groups: frozenset[str], /) -> list[dict[st
         _flatten(row, groups, "", flat)
         out.append(flat)
     return out
+
+
+def encode_table(
+    rows: Iterable[dict[str, Any]], fields: Sequence[str], /
+) -> tuple[str, bool, frozenset[str]]:
+    """A table's rows in the style :func:`scan_style` picks: ``(text, empty_null, floats)``.
+
+    The same as ``encode_rows(rows, fields, *scan_style(rows, fields))``, but the
+    common table (no style) is written in one pass that also does the scan.
+    """
+    rows = list(rows)
+    for i, row in enumerate(rows):
+        if not isinstance(row, dict):
+            raise TypeError(f"Row {i} is a {type(row).__name__}, not a dict")
+    if not fields:
+        raise ValueError("A row needs at least one field")
+    empty_null, floats = scan_style(rows, fields)
+    return encode_rows(rows, fields, empty_null, floats), empty_null, floats

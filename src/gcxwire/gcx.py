@@ -19,7 +19,7 @@ from ._impl import (
     decode_row,
     decode_rows,
     encode_row,
-    encode_rows,
+    encode_table,
     escape,
     flatten_rows,
     nest_rows,
@@ -243,23 +243,6 @@ def _style_pairs(
     return pairs
 
 
-def _write_rows(
-    out: list[str],
-    rows: Sequence[dict[str, Any]],
-    fields: Sequence[str],
-    path: str,
-    style: tuple[bool, frozenset[str]],
-) -> None:
-    empty_null, floats = style
-    try:
-        body = encode_rows(rows, fields, empty_null, floats)  # lines joined by LF
-    except EncodeError as exc:
-        raise exc.relocated(path) from None
-    if body:
-        out.append(body)
-        out.append("\n")  # its own element, so the payload's final LF drops without a copy
-
-
 def _flat_plan(
     rows: Sequence[dict[str, Any]], fields: Sequence[str], prefix: str
 ) -> tuple[list[str], list[str]]:
@@ -304,10 +287,13 @@ def _table(
         if groups:
             rows, fields = flatten_rows(rows, frozenset(groups)), flat
             pairs.append((_FLAT, ",".join(escape(escape(g)) for g in groups)))
-    style = _style(rows, fields)
-    body: list[str] = []
-    _write_rows(body, rows, fields, path, style)
-    return fields, [*_style_pairs(fields, *style), *pairs], body
+    try:  # the style _style would pick, and the rows written in it (lines joined by LF)
+        text, empty_null, floats = encode_table(rows, fields)
+    except EncodeError as exc:
+        raise exc.relocated(path) from None
+    # The LF is its own element, so the payload's final LF drops without a copy.
+    body = [text, "\n"] if text else []
+    return fields, [*_style_pairs(fields, empty_null, floats), *pairs], body
 
 
 def _write_value(out: list[str], tool_text: str, value: Any) -> None:
