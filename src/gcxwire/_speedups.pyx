@@ -809,8 +809,9 @@ def encode_rows(rows, fields, bint empty_null, frozenset floats, /):
 def encode_table(rows, fields, /):
     """A table's rows in the style :func:`scan_style` picks: ``(text, empty_null, floats)``.
 
-    The same as ``encode_rows(rows, fields, *scan_style(rows, fields))``, but the
-    common table (no style) is written in one pass that also does the scan.
+    The same as ``encode_rows(rows, fields, *scan_style(rows, fields))``, but
+    written in one pass that also does the scan: in the style of the first 16
+    rows, written again only when the whole table picks another.
     """
     cdef tuple fs = tuple(fields)
     cdef Py_ssize_t nf = len(fs), i = 0, k
@@ -837,14 +838,15 @@ def encode_table(rows, fields, /):
             for k in range(nf):
                 stats.integral[k] = 0
                 stats.has_int[k] = 0
-            text = _encode_rows_bytes(rows, fs, False, _NO_FLOATS, &stats)
+            guess = scan_style(rows[:16], fs)
+            text = _encode_rows_bytes(rows, fs, guess[0], guess[1], &stats)
             if text is not None and stats.valid:
                 empty_null = stats.nulls > stats.absent + 3
                 floats = frozenset(
                     [fs[k] for k in range(nf) if stats.integral[k] >= 3 and not stats.has_int[k]]
                 )
-                if not empty_null and not floats:
-                    return text, False, floats
+                if empty_null == guess[0] and floats == guess[1]:
+                    return text, empty_null, floats
                 return encode_rows(rows, fs, empty_null, floats), empty_null, floats
         finally:
             PyMem_Free(stats.integral)

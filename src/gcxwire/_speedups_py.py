@@ -427,8 +427,10 @@ def encode_table(
 ) -> tuple[str, bool, frozenset[str]]:
     """A table's rows in the style :func:`scan_style` picks: ``(text, empty_null, floats)``.
 
-    The same as ``encode_rows(rows, fields, *scan_style(rows, fields))``, but the
-    common table (no style) is written in one pass that also does the scan.
+    The same as ``encode_rows(rows, fields, *scan_style(rows, fields))``, but
+    written in one pass that also does the scan: in the style of the first 16
+    rows, written again only when the whole table picks another. (This twin
+    simply scans, then writes.)
     """
     rows = list(rows)
     for i, row in enumerate(rows):
