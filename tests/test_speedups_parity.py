@@ -227,7 +227,7 @@ STYLED = st.sampled_from([None, 1, 2.0, -3.0, 4.0, 0.5, 1e16, "x", "é", "😀",
 
 @need_ext
 @given(
-    st.lists(st.dictionaries(st.sampled_from(["f0", "f1", "f2", "f3"]), STYLED), max_size=9),
+    st.lists(st.dictionaries(st.sampled_from(["f0", "f1", "f2", "f3"]), STYLED), max_size=40),
     st.sampled_from([["f0", "f1", "f2", "f3"], ["f0", "f1", "f2"], ["f0", "f0", "f1", "f2", "f3"]]),
 )
 def test_encode_table_agrees(rows: list[dict[str, Any]], fields: list[str]) -> None:
@@ -237,6 +237,25 @@ def test_encode_table_agrees(rows: list[dict[str, Any]], fields: list[str]) -> N
         style = _speedups.scan_style(rows, fields)
         text = _speedups.encode_rows(rows, fields, *style)
         assert _speedups.encode_table(rows, fields) == (text, *style)
+
+
+@need_ext
+@pytest.mark.parametrize(
+    "rows",
+    [
+        [{"a": 1, "b": "x"}] * 16 + [{"a": None, "b": None}] * 9,  # empty=null only later
+        [{"a": None, "b": None}] * 16 + [{"a": 1}] * 30,  # empty=null only early
+        [{"a": "x"}] * 16 + [{"a": 2.0, "b": 3.0}] * 3,  # float= only later
+        [{"a": 2.0}] * 16 + [{"a": 3}],  # float= broken by a late int
+    ],
+    ids=["null-late", "null-early", "float-late", "int-late"],
+)
+def test_encode_table_when_the_first_rows_mislead(rows: list[dict[str, Any]]) -> None:
+    fields = ["a", "b"]
+    ext = _speedups.encode_table(rows, fields)
+    assert ext == _speedups_py.encode_table(rows, fields)
+    style = _speedups_py.scan_style(rows, fields)
+    assert ext == (_speedups_py.encode_rows(rows, fields, *style), *style)
 
 
 STYLE_VALUES = st.sampled_from([None, 1, 2.0, -3.0, 1e16, 0.5, "x", True, float("nan")])
