@@ -317,10 +317,11 @@ def test_decode_rows_agrees(
     assert ext == outcome(_speedups_py.decode_rows, *args)
 
 
-NESTED = st.recursive(
-    st.dictionaries(PARTS, st.integers(0, 3)),
-    lambda inner: st.dictionaries(PARTS, st.one_of(inner, st.integers(0, 3))),
-    max_leaves=8,
+LEAF = st.integers(0, 3)
+# Objects nested up to three deep, as flat= groups are.
+NESTED = st.dictionaries(
+    PARTS,
+    st.one_of(LEAF, st.dictionaries(PARTS, st.one_of(LEAF, st.dictionaries(PARTS, LEAF)))),
 )
 
 
