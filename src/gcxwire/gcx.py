@@ -257,7 +257,8 @@ def _flat_plan(
     for name in fields:
         members: list[str] | None = None
         if (
-            "." not in name
+            name  # an empty group name cannot be listed in `flat=` (readers skip it)
+            and "." not in name
             and prefix.count(".") < _FLAT_DEPTH
             and all(type(row.get(name)) is dict for row in rows)  # stops at the first non-object
             and not any(f.startswith(name + ".") for f in fields)
