@@ -34,7 +34,7 @@ def test_extension_built_when_required() -> None:
 
 
 def test_env_var_forces_pure_twin() -> None:
-    code = "from gcxwire import _impl, gcx; print(_impl.USE_EXTENSIONS, gcx.escape.__module__)"
+    code = "from gcxwire import _impl; print(_impl.USE_EXTENSIONS, _impl.escape.__module__)"
     env = {**os.environ, "GCXWIRE_NO_EXTENSIONS": "1"}
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
     assert out.stdout.split() == ["False", "gcxwire._speedups_py"]

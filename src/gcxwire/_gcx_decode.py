@@ -1,0 +1,262 @@
+"""GCX1 reading: header parsing, line classification, and rebuilding typed values."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from ._common import ABSENT
+from ._gcx_model import _CONTROL, _EMPTY, _FLAT, _FLOAT, _IS, _OF, Header
+from ._impl import decode_row, decode_rows, nest_rows, parse_cell, unescape
+from .errors import DecodeError, UnsupportedVersionError
+from .limits import DEFAULT_LIMITS, Limits, depth_exceeds
+
+
+def _parse_header(line: str, doc: str, pos: int, limits: Limits = DEFAULT_LIMITS) -> Header:
+    rest = line[4:]
+    lead = len(rest) - len(rest.lstrip())
+    tool: str | None = None
+    fields: list[str] | None = None
+    meta: dict[str, str] = {}
+    raw: list[tuple[str, str]] = []
+    at = pos + 4 + lead
+    for token in rest.strip().split(" "):
+        if token:
+            key_raw, eq, value_raw = token.partition("=")
+            if not eq:
+                raise DecodeError.at(f"Malformed header token {token!r} (want key=value)", doc, at)
+            key = unescape(key_raw)
+            if key == "tool":
+                tool = unescape(value_raw)
+            elif key == "fields":
+                listed = unescape(value_raw)
+                if listed.count(",") >= limits.max_cells:
+                    raise DecodeError.at(
+                        f"Header declares more than {limits.max_cells} fields", doc, at
+                    )
+                fields = [unescape(f) for f in listed.split(",")]
+            else:
+                meta[key] = unescape(value_raw)
+                raw.append((key_raw, value_raw))
+        at += len(token) + 1
+    if not tool:
+        raise DecodeError.at("Header has no `tool=`", doc, pos)
+    if fields is None:
+        raise DecodeError.at("Header has no `fields=`", doc, pos)
+    controls = dict(p for p in raw if p[0] in (_EMPTY, _FLOAT, _FLAT))
+
+    def names(key: str) -> frozenset[str]:
+        return frozenset(unescape(f) for f in unescape(controls.get(key, "")).split(",") if f)
+
+    empty_null = unescape(controls.get(_EMPTY, "")) == "null"
+    flat = names(_FLAT)
+    if flat.intersection(fields):
+        raise DecodeError.at("A `flat=` group is also a field", doc, pos)
+    return Header(tool, tuple(fields), meta, tuple(raw), empty_null, names(_FLOAT), flat)
+
+
+def _nest_plan(header: Header) -> list[tuple[str, tuple[str, ...], str]]:
+    """For each field: (field, chain of group keys, member key) to rebuild nested objects."""
+    groups = sorted(header.flat, key=len, reverse=True)
+    plan: list[tuple[str, tuple[str, ...], str]] = []
+    for name in header.fields:
+        group = next((g for g in groups if name.startswith(g + ".")), None)
+        if group is None:
+            plan.append((name, (), name))
+        else:
+            plan.append((name, tuple(group.split(".")), name[len(group) + 1 :]))
+    return plan
+
+
+def _nest(row: dict[str, Any], plan: list[tuple[str, tuple[str, ...], str]]) -> dict[str, Any]:
+    return nest_rows((row,), plan)[0]
+
+
+def _not_a_header(line: str, doc: str, pos: int) -> DecodeError:
+    first = line.split(" ", 1)[0]
+    if first.startswith("GCX"):
+        return UnsupportedVersionError.at(f"Unsupported wire-format version: {first}", doc, pos)
+    return DecodeError.at(f"Expected a `GCX1` header, got {line[:20]!r}", doc, pos)
+
+
+@dataclass
+class _Lines:
+    """Line-level state shared by one-shot and streaming decoding."""
+
+    doc: str
+    typed: bool
+    limits: Limits = DEFAULT_LIMITS
+    header: Header | None = None
+    comments: list[str] = field(default_factory=list)
+    nest: list[tuple[str, tuple[str, ...], str]] | None = None
+
+    def line(self, text: str, pos: int) -> dict[str, Any] | Header | None:
+        """Classify one line (without its LF): a row, a new header, or nothing."""
+        if text.endswith("\r"):  # CRLF input, as Go's line reader takes it
+            text = text[:-1]
+        if not text:
+            return None
+        limits = self.limits
+        if len(text) > limits.max_line:
+            raise DecodeError.at(f"Line is longer than {limits.max_line} characters", self.doc, pos)
+        if text.startswith("GCX1"):
+            self.header = _parse_header(text, self.doc, pos, limits)
+            self.comments = []
+            self.nest = _nest_plan(self.header) if self.typed and self.header.flat else None
+            return self.header
+        if self.header is None:
+            raise _not_a_header(text, self.doc, pos)
+        if text[0] == "#":
+            self.comments.append(text[1:])
+            return None
+        if self.typed and text.count("[") + text.count("{") > limits.max_depth:
+            self._check_depth(text, pos)
+        try:
+            header = self.header
+            row = decode_row(text, header.fields, self.typed, header.empty_null, header.floats)
+            return row if self.nest is None else _nest(row, self.nest)
+        except DecodeError as exc:
+            raise DecodeError.at(exc.msg, self.doc, pos + exc.pos) from None
+
+    def _check_depth(self, text: str, pos: int) -> None:
+        # Only lines holding that many brackets get here; find the cell that nests too deep.
+        start = 0
+        for cell in text.split("\t"):
+            if cell[:1] in ("[", "{") and depth_exceeds(unescape(cell), self.limits.max_depth):
+                raise DecodeError.at(
+                    f"JSON literal nests deeper than {self.limits.max_depth} levels",
+                    self.doc,
+                    pos + start,
+                )
+            start += len(cell) + 1
+
+
+def _section_rows(state: _Lines, rows: list[dict[str, Any]], start: int) -> int:
+    header, doc = state.header, state.doc
+    assert header is not None
+    limits = state.limits
+    try:
+        found, comments, stop = decode_rows(
+            doc, start, header.fields, state.typed, header.empty_null, header.floats,
+            limits.max_line, limits.max_depth,
+        )  # fmt: skip
+    except DecodeError as exc:
+        raise DecodeError.at(exc.msg, doc, exc.pos) from None
+    state.comments.extend(comments)
+    if state.nest is None:
+        rows.extend(found)
+        return stop
+    try:
+        rows.extend(nest_rows(found, state.nest))
+    except DecodeError:  # rare: read the lines one by one to place the error
+        pos = start
+        while pos < stop:
+            end = doc.find("\n", pos)
+            end = stop if end < 0 else end
+            state.line(doc[pos:end], pos)
+            pos = end + 1
+        raise
+    return stop
+
+
+def _sections(
+    doc: str, typed: bool, limits: Limits = DEFAULT_LIMITS
+) -> list[tuple[Header, list[dict[str, Any]], list[str]]]:
+    if len(doc) > limits.max_size:
+        raise DecodeError.at(
+            f"Input is longer than {limits.max_size} characters", doc, limits.max_size
+        )
+    state = _Lines(doc, typed, limits)
+    out: list[tuple[Header, list[dict[str, Any]], list[str]]] = []
+    pos, size = 0, len(doc)
+    while pos < size:
+        end = doc.find("\n", pos)
+        end = size if end < 0 else end
+        item = state.line(doc[pos:end], pos)
+        if isinstance(item, Header):
+            out.append((item, [], state.comments))
+        elif item is not None:
+            out[-1][1].append(item)
+        pos = end + 1
+        if state.header is not None:
+            # The plain row lines that follow, in one leaf call; it stops at the
+            # next header or a line the limits must look at, which `line` takes.
+            pos = _section_rows(state, out[-1][1], pos)
+    if not out:
+        raise DecodeError.at("Input holds no `GCX1` header", doc, len(doc))
+    return out
+
+
+def _as_text(data: str | bytes) -> str:
+    if isinstance(data, str):
+        return data
+    try:
+        return bytes(data).decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise DecodeError(f"Input is not UTF-8: {exc.reason}", "", exc.start) from None
+
+
+def _typed_meta(header: Header, doc: str) -> Iterator[tuple[str | None, Any]]:
+    # Data members in header order; the `of` marker's position yields key None.
+    for key_raw, value_raw in header.raw_meta:
+        if key_raw == _OF:
+            yield None, None
+            continue
+        if key_raw in _CONTROL:
+            continue
+        try:
+            value = parse_cell(value_raw)
+        except DecodeError as exc:
+            raise DecodeError(f"Header {unescape(key_raw)!r}: {exc.msg}", doc) from None
+        yield unescape(key_raw), ("\\" if value is ABSENT else value)
+
+
+def _marker(header: Header) -> tuple[str, str] | None:
+    for key_raw, value_raw in header.raw_meta:
+        if key_raw in (_OF, _IS):
+            return key_raw, unescape(value_raw)
+    return None
+
+
+def _build(doc: str, sections: list[tuple[Header, list[dict[str, Any]], list[str]]]) -> Any:
+    markers = [_marker(h) for h, _, _ in sections]
+    if all(m is None for m in markers):
+        if len(sections) == 1 and all(k in _CONTROL for k, _ in sections[0][0].raw_meta):
+            return sections[0][1]
+        # A payload from another writer: meta members, then each section's rows by tool.
+        foreign: dict[str, Any] = {}
+        for header, rows, _ in sections:
+            foreign.update((k, v) for k, v in _typed_meta(header, doc) if k is not None)
+            foreign[header.tool] = rows
+        return foreign
+    first = markers[0]
+    if first is not None and first[0] == _IS and first[1] in ("list", "value"):
+        if len(sections) != 1:
+            raise DecodeError(f"An `is={first[1]}` section must stand alone", doc)
+        header, rows, _ = sections[0]
+        column = header.fields[0]
+        if any(column not in row for row in rows):
+            raise DecodeError("Absent-key marker where a value is required", doc)
+        if first[1] == "list":
+            return [row[column] for row in rows]
+        if len(rows) != 1:
+            raise DecodeError(f"An `is=value` section holds {len(rows)} rows, not 1", doc)
+        return rows[0][column]
+    obj: dict[str, Any] = {}
+    for (header, rows, _), marker in zip(sections, markers, strict=True):
+        if marker is None:
+            raise DecodeError(f"Section {header.tool!r} has no `of=` in an object payload", doc)
+        kind, name = marker
+        if kind == _IS:
+            if name != "object" or len(rows) != 1:
+                raise DecodeError(f"Unexpected `is={name}` section with {len(rows)} rows", doc)
+            obj.update((k, v) for k, v in _typed_meta(header, doc) if k is not None)
+            obj.update(rows[0])
+            continue
+        for key, value in _typed_meta(header, doc):
+            if key is None:
+                obj[name] = rows
+            else:
+                obj[key] = value
+    return obj

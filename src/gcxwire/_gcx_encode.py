@@ -1,0 +1,320 @@
+"""Typed GCX1 writing: how a JSON value becomes sections, headers and rows."""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from ._common import path_join
+from ._gcx_model import (
+    _CONTROL,
+    _EMPTY,
+    _FLAT,
+    _FLAT_DEPTH,
+    _FLOAT,
+    _HEADER_KEYS,
+    _IS,
+    _NO_FLOATS,
+    _OF,
+    _SPACE,
+    _VALUE,
+)
+from ._impl import encode_row, encode_table, escape, flatten_rows, scan_style, shared_keys
+from .errors import EncodeError, EncodeTypeError, EncodeValueError
+
+
+def _tool_text(tool: str) -> str:
+    if not isinstance(tool, str) or not tool:
+        raise EncodeValueError("The tool name must be a non-empty string", "tool")
+    text = escape(tool)
+    if _SPACE.search(text):
+        raise EncodeValueError(
+            f"Tool name {tool!r} holds whitespace, which GCX1 headers cannot carry", "tool"
+        )
+    return text
+
+
+def _field_text(name: str) -> str | None:
+    # Reference decoders unescape the fields value, split on ",", then unescape
+    # each name again; so names are escaped twice and may not hold a comma.
+    text = escape(escape(name))
+    if "," in text or _SPACE.search(text):
+        return None
+    return text
+
+
+def _header_line(tool_text: str, fields: Sequence[str], pairs: Iterable[tuple[str, str]]) -> str:
+    names = ",".join(escape(escape(f)) for f in fields)
+    meta = "".join(f" {k}={v}" for k, v in pairs)
+    return f"GCX1 tool={tool_text} fields={names}{meta}\n"
+
+
+def _meta_pair(key: str, value: Any, path: str) -> tuple[str, str] | None:
+    """The raw ``key=value`` of an object member, or None if a header cannot hold it."""
+    if not key or "=" in key or key in _HEADER_KEYS:
+        return None
+    key_text = escape(key)
+    if _SPACE.search(key_text):
+        return None
+    if key_text in _CONTROL:
+        key_text = "\\" + key_text
+    try:
+        value_text = "" if value is None else _one_cell(value)
+    except EncodeError as exc:
+        raise exc.relocated(path) from None
+    if _SPACE.search(value_text):
+        return None
+    return key_text, value_text
+
+
+def _one_cell(value: Any) -> str:
+    # A single value as a one-cell row (the row guards apply); paths start at `$`.
+    try:
+        return encode_row({"value": value}, _VALUE, False, _NO_FLOATS)
+    except EncodeError as exc:
+        raise type(exc)(exc.reason, "$" + exc.path[len("$.value") :]) from None
+
+
+def _table_fields(rows: Sequence[Any], path: str) -> list[str] | None:
+    """Column order for a list of objects, or None when it is not a clean table.
+
+    Columns follow first appearance; when rows disagree on order a topological
+    merge finds one order every row agrees with, so each row keeps its key order.
+    """
+    if not rows:
+        return None
+    shared = shared_keys(rows)
+    if shared is not None:  # the common case, in one leaf call: every row has the same keys
+        if not shared or any(_field_text(f) is None for f in shared):
+            return None
+        return list(shared)
+    index: dict[str, int] = {}
+    fields: list[str] = []
+    shapes: list[tuple[str, ...]] = []
+    ordered = True
+    previous: tuple[str, ...] | None = None
+    for i, row in enumerate(rows):
+        if not isinstance(row, dict):
+            return None
+        keys = tuple(row)
+        if keys == previous:
+            continue
+        previous = keys
+        shapes.append(keys)
+        last = -1
+        for key in keys:
+            at = index.get(key)
+            if at is None:
+                if not isinstance(key, str):
+                    raise EncodeTypeError(f"Object key {key!r} is not a string", path_join(path, i))
+                at = index[key] = len(fields)
+                fields.append(key)
+            elif at < last:
+                ordered = False
+            last = at
+    if not fields or any(_field_text(f) is None for f in fields):
+        return None
+    if ordered:
+        return fields
+    return _merge_orders(shapes, index)
+
+
+def _merge_orders(shapes: list[tuple[str, ...]], first: dict[str, int]) -> list[str] | None:
+    after: dict[str, set[str]] = {k: set() for k in first}
+    pending = dict.fromkeys(first, 0)
+    for keys in set(shapes):
+        for a, b in zip(keys, keys[1:], strict=False):
+            if b not in after[a]:
+                after[a].add(b)
+                pending[b] += 1
+    ready = [(first[k], k) for k, n in pending.items() if n == 0]
+    heapq.heapify(ready)
+    order: list[str] = []
+    while ready:
+        _, key = heapq.heappop(ready)
+        order.append(key)
+        for nxt in after[key]:
+            pending[nxt] -= 1
+            if pending[nxt] == 0:
+                heapq.heappush(ready, (first[nxt], nxt))
+    return order if len(order) == len(first) else None
+
+
+def _style(rows: Sequence[dict[str, Any]], fields: Sequence[str]) -> tuple[bool, frozenset[str]]:
+    """Pick the cheaper reading of a section's rows.
+
+    Absent keys cost nothing as empty cells, nulls a ``null`` each; a section
+    with clearly more nulls says ``empty=null`` and writes absent keys ``\\``.
+    A column whose numbers are all floats, several of them integral, says
+    ``float=`` and drops their ``.0`` (two tokens a cell).
+    The scan over every cell is a speedups leaf.
+    """
+    return scan_style(rows, fields)
+
+
+def _style_pairs(
+    fields: Sequence[str], empty_null: bool, floats: frozenset[str]
+) -> list[tuple[str, str]]:
+    pairs = [(_EMPTY, "null")] if empty_null else []
+    if floats:
+        pairs.append((_FLOAT, ",".join(escape(escape(f)) for f in fields if f in floats)))
+    return pairs
+
+
+def _flat_plan(
+    rows: Sequence[dict[str, Any]], fields: Sequence[str], prefix: str
+) -> tuple[list[str], list[str]]:
+    """Columns with nested objects spread out: (dotted fields, flattened groups).
+
+    A column is spread when every row holds an object there, its members form a
+    clean table, and no sibling name starts with ``column.`` (so no two dotted
+    names can collide). Group names are dot-free keys joined by dots.
+    """
+    flat: list[str] = []
+    groups: list[str] = []
+    for name in fields:
+        members: list[str] | None = None
+        if (
+            name  # an empty group name cannot be listed in `flat=` (readers skip it)
+            and "." not in name
+            and prefix.count(".") < _FLAT_DEPTH
+            and all(type(row.get(name)) is dict for row in rows)  # stops at the first non-object
+            and not any(f.startswith(name + ".") for f in fields)
+        ):
+            values: list[Any] = [row[name] for row in rows]
+            try:
+                members = _table_fields(values, "$")
+            except EncodeError:  # a bad key: the JSON cell will report it with its path
+                members = None
+        if members is None:
+            flat.append(prefix + name)
+            continue
+        groups.append(prefix + name)
+        sub_flat, sub_groups = _flat_plan(values, members, f"{prefix}{name}.")
+        flat.extend(sub_flat)
+        groups.extend(sub_groups)
+    return flat, groups
+
+
+def _table(
+    rows: Sequence[dict[str, Any]], fields: list[str], path: str
+) -> tuple[list[str], list[tuple[str, str]], list[str]]:
+    """One table section: its fields, control pairs and row lines."""
+    pairs: list[tuple[str, str]] = []
+    if len(rows) > 1:
+        flat, groups = _flat_plan(rows, fields, "")
+        if groups:
+            rows, fields = flatten_rows(rows, frozenset(groups)), flat
+            pairs.append((_FLAT, ",".join(escape(escape(g)) for g in groups)))
+    try:  # the style _style would pick, and the rows written in it (lines joined by LF)
+        text, empty_null, floats = encode_table(rows, fields)
+    except EncodeError as exc:
+        raise exc.relocated(path) from None
+    # The LF is its own element, so the payload's final LF drops without a copy.
+    body = [text, "\n"] if text else []
+    return fields, [*_style_pairs(fields, empty_null, floats), *pairs], body
+
+
+def _write_value(out: list[str], tool_text: str, value: Any) -> None:
+    """The catch-all shape: one ``value`` cell per list element, or one for the whole value."""
+    if isinstance(value, (list, tuple)):
+        out.append(_header_line(tool_text, _VALUE, [(_IS, "list")]))
+        for i, item in enumerate(value):
+            try:
+                out.append(_one_cell(item))
+            except EncodeError as exc:
+                raise exc.relocated(path_join("$", i)) from None
+            out.append("\n")
+    else:
+        out.append(_header_line(tool_text, _VALUE, [(_IS, "value")]))
+        out.append(_one_cell(value))
+        out.append("\n")
+
+
+def _write_object(out: list[str], tool_text: str, obj: dict[str, Any]) -> None:
+    # Split the members into tables (lists of objects) and runs of other members.
+    segments: list[tuple[str, list[str]] | list[tuple[str, Any]]] = []
+    run: list[tuple[str, Any]] = []
+    for key, value in obj.items():
+        if not isinstance(key, str):
+            raise EncodeTypeError(f"Object key {key!r} is not a string", "$")
+        fields = None
+        if isinstance(value, (list, tuple)) and escape(key) and not _SPACE.search(escape(key)):
+            fields = _table_fields(value, path_join("$", key))
+        if fields is None:
+            run.append((key, value))
+            continue
+        if run:
+            segments.append(run)
+            run = []
+        segments.append((key, fields))
+    if run:
+        segments.append(run)
+
+    if not any(isinstance(s, tuple) for s in segments):
+        keys = list(obj)
+        if keys and all(_field_text(k) is not None for k in keys):
+            style = _style([obj], keys)
+            out.append(
+                _header_line(tool_text, keys, [*_style_pairs(keys, *style), (_IS, "object")])
+            )
+            out.append(encode_row(obj, keys, *style) + "\n")  # its paths are `$.key` already
+        else:
+            _write_value(out, tool_text, obj)
+        return
+
+    # Each section: header pairs and rows. Runs that fit in a header ride on
+    # the neighbouring table's header, in member order around its `of=` marker.
+    sections: list[tuple[list[str], list[tuple[str, str]], list[str]]] = []
+    last_table: list[tuple[str, str]] | None = None
+    waiting: list[tuple[str, str]] = []
+    for seg in segments:
+        if isinstance(seg, tuple):
+            key, fields = seg
+            fields, pairs, body = _table(obj[key], fields, path_join("$", key))
+            pairs.extend([*waiting, (_OF, escape(key))])
+            waiting = []
+            sections.append((fields, pairs, body))
+            last_table = pairs
+            continue
+        meta = [_meta_pair(k, v, path_join("$", k)) for k, v in seg]
+        if all(p is not None for p in meta):
+            target = last_table if last_table is not None else waiting
+            target.extend(p for p in meta if p is not None)
+            continue
+        keys = [k for k, _ in seg]
+        if not all(_field_text(k) is not None for k in keys):
+            out.clear()
+            _write_value(out, tool_text, obj)
+            return
+        record = dict(seg)
+        style = _style([record], keys)
+        line = encode_row(record, keys, *style) + "\n"
+        sections.append((keys, [*_style_pairs(keys, *style), (_IS, "object")], [line]))
+        last_table = None
+    for fields, pairs, body in sections:
+        out.append(_header_line(tool_text, fields, pairs))
+        out.extend(body)
+
+
+def _encode_typed(value: Any, tool: str) -> str:
+    tool_text = _tool_text(tool)
+    out: list[str] = []
+    if isinstance(value, dict):
+        _write_object(out, tool_text, value)
+    elif isinstance(value, (list, tuple)):
+        fields = _table_fields(value, "$")
+        if fields is None:
+            _write_value(out, tool_text, value)
+        else:
+            fields, pairs, body = _table(value, fields, "$")
+            out.append(_header_line(tool_text, fields, pairs))
+            out.extend(body)
+    else:
+        _write_value(out, tool_text, value)
+    # Like a JSON text, a payload ends without a newline; every decoder accepts that.
+    if out and out[-1] == "\n":
+        out.pop()
+        return "".join(out)
+    return "".join(out)[:-1]

@@ -1,0 +1,52 @@
+"""GCX1 shared vocabulary: reserved header keys and the Header and Section records."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Final
+
+# Header tokens are split on spaces and the line is trimmed, so no header
+# token may hold whitespace; TAB and LF never appear raw (they are escaped).
+_SPACE: Final = re.compile(r"\s")
+_VALUE: Final = ("value",)
+# Reserved meta keys of the typed profile; a member with such a name is written `\of`.
+_OF: Final = "of"  # of=NAME: this section's rows are member NAME of the top-level object
+_IS: Final = "is"  # is=object|list|value: what the section's rows stand for
+_EMPTY: Final = "empty"  # empty=null: an empty cell is null here, and `\` is absent
+_FLOAT: Final = "float"  # float=a,b: numbers in these columns are floats ("1" for 1.0)
+_FLAT: Final = "flat"  # flat=owner: columns `owner.x` are the members of an object `owner`
+_CONTROL: Final = (_OF, _IS, _EMPTY, _FLOAT, _FLAT)
+# Objects nested this deep at most are spread over `a.b.c` columns.
+_FLAT_DEPTH: Final = 3
+_NO_FLOATS: Final[frozenset[str]] = frozenset()
+# Members with these names cannot be meta: reference decoders read them as header keys.
+_HEADER_KEYS: Final = ("tool", "fields")
+
+
+@dataclass(frozen=True)
+class Header:
+    """One section header: tool, field names and meta, all as unescaped strings."""
+
+    tool: str
+    fields: tuple[str, ...]
+    meta: dict[str, str] = field(default_factory=dict)
+    #: The meta pairs as written (raw, still escaped), in order; typed decoding reads these.
+    raw_meta: tuple[tuple[str, str], ...] = ()
+    #: Typed reading of rows: does an empty cell mean null (``empty=null``) rather than absent?
+    empty_null: bool = False
+    #: Typed reading of rows: columns whose numbers are floats (``float=...``).
+    floats: frozenset[str] = frozenset()
+    #: Typed reading of rows: objects spread over dotted columns (``flat=...``).
+    flat: frozenset[str] = frozenset()
+
+
+@dataclass
+class Section:
+    """A parsed section, every cell a string, exactly as reference decoders see it."""
+
+    tool: str
+    fields: list[str]
+    meta: dict[str, str]
+    rows: list[dict[str, str]]
+    comments: list[str]
