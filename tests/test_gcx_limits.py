@@ -77,3 +77,34 @@ def test_stream_of_many_small_chunks_joins_lines_once() -> None:
         assert dec.feed("ab") == []
     [(_, row)] = dec.feed("\n")
     assert row == {"a": "ab" * 10_000}
+
+
+# DCP and gcxwire.decode (which also reads JSON) honour the same caps.
+
+
+def test_dcp_limits() -> None:
+    from gcxwire import dcp
+
+    text = dcp.encode([{"a": 1, "b": [[[[1]]]]}, {"a": 2, "b": []}])
+    assert dcp.decode(text) == [{"a": 1, "b": [[[[1]]]]}, {"a": 2, "b": []}]
+    with pytest.raises(DecodeError, match="deeper than 3 levels") as info:
+        dcp.decode(text, limits=Limits(max_depth=3))
+    assert info.value.lineno == 2
+    with pytest.raises(DecodeError, match="Line is longer than 10"):
+        dcp.decode(text, limits=Limits(max_line=10))
+    with pytest.raises(DecodeError, match="Input is longer than 20"):
+        dcp.decode(text, limits=Limits(max_size=20))
+
+
+def test_auto_decode_limits_on_json() -> None:
+    import gcxwire
+
+    text = '{"a": [[[[1]]]]}'
+    assert gcxwire.decode(text) == {"a": [[[[1]]]]}
+    with pytest.raises(DecodeError, match="deeper than 4 levels"):
+        gcxwire.decode(text, limits=Limits(max_depth=4))
+    with pytest.raises(DecodeError, match="longer than 5 characters"):
+        gcxwire.decode(text, limits=Limits(max_size=5))
+    gcx_text = gcxwire.gcx.encode([{"a": "x" * 30}], tool="t")
+    with pytest.raises(DecodeError, match="Line is longer"):
+        gcxwire.decode(gcx_text, limits=Limits(max_line=20))

@@ -66,7 +66,7 @@ def fake_gcx(monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
             raise script["text"]
         return str(script["text"])
 
-    def decode(text: str) -> Any:
+    def decode(text: str, limits: Any = None) -> Any:
         return script["decoded"]
 
     monkeypatch.setitem(select._ENCODERS, "gcx", lambda value, tool: encode(value, tool=tool))

@@ -10,7 +10,7 @@ from ._common import ABSENT
 from ._gcx_model import _CONTROL, _EMPTY, _FLAT, _FLOAT, _IS, _OF, Header
 from ._impl import decode_row, decode_rows, nest_rows, parse_cell, unescape
 from .errors import DecodeError, UnsupportedVersionError
-from .limits import DEFAULT_LIMITS, Limits, depth_exceeds
+from .limits import DEFAULT_LIMITS, Limits, check_size, depth_exceeds
 
 
 def _parse_header(line: str, doc: str, pos: int, limits: Limits = DEFAULT_LIMITS) -> Header:
@@ -163,10 +163,7 @@ def _section_rows(state: _Lines, rows: list[dict[str, Any]], start: int) -> int:
 def _sections(
     doc: str, typed: bool, limits: Limits = DEFAULT_LIMITS
 ) -> list[tuple[Header, list[dict[str, Any]], list[str]]]:
-    if len(doc) > limits.max_size:
-        raise DecodeError.at(
-            f"Input is longer than {limits.max_size} characters", doc, limits.max_size
-        )
+    check_size(doc, limits)
     state = _Lines(doc, typed, limits)
     out: list[tuple[Header, list[dict[str, Any]], list[str]]] = []
     pos, size = 0, len(doc)

@@ -27,6 +27,7 @@ from ._common import str_to_int
 from ._compare import difference
 from ._json import dumps_cell
 from .errors import DecodeError, EncodeTypeError, EncodeValueError
+from .limits import DEFAULT_LIMITS, Limits, check_size, depth_exceeds
 from .schema import (
     ABSENT,
     DcpSchema,
@@ -445,8 +446,10 @@ class _Line:
 class _Reader:
     """Parses one document; every error carries the line and column it was found at."""
 
-    def __init__(self, doc: str) -> None:
+    def __init__(self, doc: str, limits: Limits = DEFAULT_LIMITS) -> None:
         self.doc = doc
+        self.limits = limits
+        check_size(doc, limits)
         self.lines: list[_Line] = []
         start = 0
         for text in doc.split("\n"):
@@ -460,6 +463,13 @@ class _Reader:
         return DecodeError.at(msg, self.doc, line.start + column)
 
     def json(self, line: _Line) -> Any:
+        limits = self.limits
+        if len(line.text) > limits.max_line:
+            raise self.error(f"Line is longer than {limits.max_line} characters", line)
+        if line.text.count("[") + line.text.count("{") > limits.max_depth and depth_exceeds(
+            line.text, limits.max_depth
+        ):
+            raise self.error(f"JSON nests deeper than {limits.max_depth} levels", line)
         try:
             return _loads(line.text, self.long_digits)
         except json.JSONDecodeError as exc:
@@ -501,6 +511,7 @@ def decode(
     dialect: Dialect | None = None,
     expand_paths: bool = True,
     text_key: str | None = None,
+    limits: Limits = DEFAULT_LIMITS,
 ) -> Any:
     """Decode DCP text (any of the three dialects) back to JSON values.
 
@@ -513,11 +524,12 @@ def decode(
     ``dialect`` forces how ``"-"`` reads (absent in ``v0.3``/``dcp-py``, a string in
     ``gateway``); by default a field count or dcp-py spacing in the header means ``"-"`` is
     absent. With ``text_key`` every row is followed by a raw text line, put back at that path.
-    Raises ``DecodeError`` with line and column on any malformed input.
+    Raises ``DecodeError`` with line and column on any malformed input, and past ``limits``
+    (size, line length, JSON nesting per line).
     """
     if not isinstance(text, str):
         raise DecodeError(f"DCP text must be str, not {type(text).__name__}")
-    reader = _Reader(text)
+    reader = _Reader(text, limits)
     if not text.strip():
         return []
     lines = reader.lines

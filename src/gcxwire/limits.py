@@ -11,7 +11,9 @@ import re
 from dataclasses import dataclass
 from typing import Final
 
-__all__ = ["Limits", "DEFAULT_LIMITS", "depth_exceeds"]
+from .errors import DecodeError
+
+__all__ = ["Limits", "DEFAULT_LIMITS", "depth_exceeds", "check_size"]
 
 
 @dataclass(frozen=True)
@@ -48,3 +50,10 @@ def depth_exceeds(text: str, limit: int) -> bool:
         elif c == "]" or c == "}":
             depth -= 1
     return False
+
+
+def check_size(doc: str, limits: Limits) -> None:
+    """Raise DecodeError if a whole payload is longer than ``limits.max_size``."""
+    if len(doc) > limits.max_size:
+        msg = f"Input is longer than {limits.max_size} characters"
+        raise DecodeError.at(msg, doc, limits.max_size)

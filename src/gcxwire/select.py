@@ -18,6 +18,7 @@ from . import dcp, gcx, tokens
 from ._compare import difference
 from ._json import dumps_cell, loads_cell
 from .errors import DecodeError, EncodeError
+from .limits import DEFAULT_LIMITS, Limits, check_size, depth_exceeds
 
 __all__ = ["FORMATS", "Format", "compact_json", "decode", "detect", "encode", "first_difference"]
 
@@ -108,12 +109,20 @@ def _is_json_object(line: str) -> bool:
         return False
 
 
-def decode(text: str) -> Any:
-    """The JSON value carried by ``text``, whichever of the formats it is in."""
-    return _DECODERS[detect(text)](text)
+def decode(text: str, *, limits: Limits = DEFAULT_LIMITS) -> Any:
+    """The JSON value carried by ``text``, whichever of the formats it is in.
+
+    Raises DecodeError with line and column on malformed input or past ``limits``.
+    """
+    return _DECODERS[detect(text)](text, limits)
 
 
-def _loads_json(text: str) -> Any:
+def _loads_json(text: str, limits: Limits = DEFAULT_LIMITS) -> Any:
+    check_size(text, limits)
+    if text.count("[") + text.count("{") > limits.max_depth and depth_exceeds(
+        text, limits.max_depth
+    ):
+        raise DecodeError(f"JSON nests deeper than {limits.max_depth} levels", text)
     try:
         return loads_cell(text)
     except json.JSONDecodeError as exc:  # orjson's error is a subclass
@@ -122,9 +131,9 @@ def _loads_json(text: str) -> Any:
         raise DecodeError(f"invalid JSON: {exc}", text) from None
 
 
-_DECODERS: dict[str, Callable[[str], Any]] = {
-    "gcx": gcx.decode,
-    "dcp": dcp.decode,
+_DECODERS: dict[str, Callable[[str, Limits], Any]] = {
+    "gcx": lambda text, limits: gcx.decode(text, limits=limits),
+    "dcp": lambda text, limits: dcp.decode(text, limits=limits),
     "json": _loads_json,
 }
 
