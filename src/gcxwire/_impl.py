@@ -15,60 +15,32 @@ NO_EXTENSIONS = bool(os.environ.get("GCXWIRE_NO_EXTENSIONS")) or (
 )
 
 if TYPE_CHECKING or NO_EXTENSIONS:
-    from ._speedups_py import (
-        decode_row,
-        decode_rows,
-        encode_row,
-        encode_rows,
-        encode_table,
-        escape,
-        flatten_rows,
-        format_cell,
-        nest_rows,
-        parse_cell,
-        scan_style,
-        shared_keys,
-        unescape,
-    )
+    from . import _speedups_py as _twin
 
     USE_EXTENSIONS = False
 else:
     try:
-        from ._speedups import (
-            decode_row,
-            decode_rows,
-            encode_row,
-            encode_rows,
-            encode_table,
-            escape,
-            flatten_rows,
-            format_cell,
-            nest_rows,
-            parse_cell,
-            scan_style,
-            shared_keys,
-            unescape,
-        )
+        from . import _speedups as _twin
 
         USE_EXTENSIONS = True
     except ImportError:  # built without a compiler or without Cython
-        from ._speedups_py import (
-            decode_row,
-            decode_rows,
-            encode_row,
-            encode_rows,
-            encode_table,
-            escape,
-            flatten_rows,
-            format_cell,
-            nest_rows,
-            parse_cell,
-            scan_style,
-            shared_keys,
-            unescape,
-        )
+        from . import _speedups_py as _twin
 
         USE_EXTENSIONS = False
+
+decode_row = _twin.decode_row
+decode_rows = _twin.decode_rows
+encode_row = _twin.encode_row
+encode_rows = _twin.encode_rows
+encode_table = _twin.encode_table
+escape = _twin.escape
+flatten_rows = _twin.flatten_rows
+format_cell = _twin.format_cell
+nest_rows = _twin.nest_rows
+parse_cell = _twin.parse_cell
+scan_style = _twin.scan_style
+shared_keys = _twin.shared_keys
+unescape = _twin.unescape
 
 __all__ = [
     "NO_EXTENSIONS",
