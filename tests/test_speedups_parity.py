@@ -118,10 +118,19 @@ def test_escape_unescape_agree(s: str) -> None:
     assert _speedups.unescape(_speedups.escape(s)) == s
 
 
+def _stable(value: Any) -> Any:
+    # repr keeps dict key order (which must match) but not a set's, which may not.
+    if isinstance(value, (set, frozenset)):
+        return ("set", sorted(value))
+    if isinstance(value, tuple):
+        return tuple(_stable(v) for v in value)
+    return value
+
+
 def outcome(fn: Any, *args: Any) -> tuple[str, str]:
     """What a call returned or raised, comparable across twins."""
     try:
-        return ("ok", repr(fn(*args)))
+        return ("ok", repr(_stable(fn(*args))))
     except Exception as exc:  # both twins must fail the same way
         return (type(exc).__name__, f"{exc} pos={getattr(exc, 'pos', None)}")
 
