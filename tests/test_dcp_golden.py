@@ -17,6 +17,8 @@ from gcxwire import dcp
 from gcxwire.dcp import DcpSchema, infer_schema
 from gcxwire.errors import DecodeError
 
+from .jsdata import load_js
+
 DCP = Path(__file__).parent / "data" / "dcp"
 CASES = [
     "api_flat",
@@ -29,15 +31,6 @@ CASES = [
 ]
 WRAP = {"wrap-0.3.1": ("gateway", "dcp-wrap"), "wrap-head": ("v0.3", "v0.3")}
 PY = DCP / "rag_preset_with_text" / "dcp-py-0.3.0"
-
-
-def _js_number(text: str) -> int | float:
-    value = float(text)
-    return int(value) if value.is_integer() and abs(value) < 2**53 else value
-
-
-def load_js(path: Path) -> Any:
-    return json.loads(path.read_text(encoding="utf-8"), parse_float=_js_number)
 
 
 def load(path: Path) -> Any:

@@ -19,6 +19,8 @@ from gcxwire.schema import (
     unwrap,
 )
 
+from .jsdata import load_js
+
 DCP = Path(__file__).parent / "data" / "dcp"
 CASES = [
     "api_flat",
@@ -30,16 +32,6 @@ CASES = [
     "fixture_github_prs_sample",
 ]
 LABELS = {"wrap-0.3.1": "dcp-wrap", "wrap-head": "v0.3"}
-
-
-def _js_number(text: str) -> int | float:
-    """What JavaScript's JSON.parse sees: an integral float literal (``1.0``) is the number 1."""
-    value = float(text)
-    return int(value) if value.is_integer() and abs(value) < 2**53 else value
-
-
-def load_js(path: Path) -> Any:
-    return json.loads(path.read_text(encoding="utf-8"), parse_float=_js_number)
 
 
 def pretty(value: Any) -> str:
