@@ -117,6 +117,11 @@ def tables(draw: st.DrawFn, styled: bool = False) -> list[dict[str, Any]]:
         if draw(st.booleans()) and len(present) > 1:
             present = draw(st.permutations(present))
         rows.append({c: draw(COLUMN.get(c, json_values(4))) for c in present})
+    if draw(st.booleans()):  # a column holding one value in every row (written once)
+        name = draw(st.sampled_from(columns))
+        value = draw(st.one_of(SCALARS, COLUMN.get(name, json_values(1))))
+        for row in rows:
+            row[name] = value
     return rows
 
 

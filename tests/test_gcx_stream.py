@@ -85,9 +85,13 @@ def test_streamed_encoder_matches_one_shot(rows: list[dict[str, Any]]) -> None:
     if " " in fields:  # a shape with markers is not a plain table
         return
     enc = gcx.Encoder()
-    names = gcx.parse(text)[0].fields
-    streamed = enc.header("t", names) + "".join(enc.row(r) for r in rows)
-    assert streamed == text + "\n"  # a one-shot payload has no final LF
+    reader = gcx.Decoder()
+    reader.feed(text)
+    reader.close()
+    header = reader.headers[0]
+    streamed = enc.header("t", header.columns) + "".join(enc.row(r) for r in rows)
+    if not header.constants:  # a streamed table cannot know its constant columns in advance
+        assert streamed == text + "\n"  # a one-shot payload has no final LF
     assert same(gcx.Decoder().decode(streamed), rows)
 
 

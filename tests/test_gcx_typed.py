@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gcxwire import gcx
-from gcxwire.errors import EncodeValueError
+from gcxwire.errors import DecodeError, EncodeValueError
 
 from . import reference_model
 from .strategies import json_values, responses, same, tables
@@ -121,6 +121,70 @@ def test_flattening_never_merges_colliding_names() -> None:
     assert same(gcx.decode(gcx.encode(rows2, tool="t")), rows2)
 
 
+def test_constant_columns_are_written_once_in_the_header() -> None:
+    rows = [{"id": i, "kind": "ref", "ok": True, "w": 1.0, "n": None} for i in range(3)]
+    text = gcx.encode(rows, tool="t")
+    assert text == "GCX1 tool=t fields=id,kind=ref,ok=true,w=1.0,n=null\n0\n1\n2"
+    back = gcx.decode(text)
+    assert same(back, rows) and [list(r) for r in back] == [list(r) for r in rows]
+    # Reference decoders read a field named `kind=ref` and empty cells.
+    assert reference_model.decode(text)["sections"][0]["fields"][1] == "kind=ref"
+
+
+def test_constant_columns_keep_their_place_and_nesting() -> None:
+    rows = [{"k": "x_1", "u": {"t": "U.S.", "i": i}, "z": i, "w": "tail"} for i in range(3)]
+    text = gcx.encode(rows, tool="t")
+    # Before the last cell a constant keeps a blank cell, so reference decoders
+    # still give every cell to its field; the trailing run leaves the rows.
+    assert text.splitlines() == [
+        "GCX1 tool=t fields=k=x_1,u.t=U.S.,u.i,z,w=tail flat=u",
+        "\t\t0\t0",
+        "\t\t1\t1",
+        "\t\t2\t2",
+    ]
+    back = gcx.decode(text)
+    assert same(back, rows) and [list(r) for r in back] == [list(r) for r in rows]
+    assert reference_model.decode(text)["sections"][0]["rows"][0]["u.i"] == "0"
+
+
+def test_constant_cells_must_be_blank() -> None:
+    with pytest.raises(DecodeError, match="Constant column 'k'") as info:
+        gcx.decode("GCX1 tool=t fields=k=x_1,a\n\t1\ny\t2")
+    assert (info.value.lineno, info.value.colno) == (3, 1)
+    assert gcx.decode("GCX1 tool=t fields=k=x_1,a empty=null\n\t1\n\\\t2") == [
+        {"k": "x_1", "a": 1},
+        {"k": "x_1", "a": 2},
+    ]
+
+
+@pytest.mark.parametrize(
+    "rows",
+    [
+        [{"a": 1, "b": 2}],  # one row: nothing to gain
+        [{"a": 1, "b": "x y"}, {"a": 2, "b": "x y"}],  # whitespace cannot sit in a header
+        [{"a": 1, "b": "x,y"}, {"a": 2, "b": "x,y"}],  # nor a comma
+        [{"a": 1, "b": [1]}, {"a": 2, "b": [1]}],  # only scalars
+        [{"a": 1, "b": 1}, {"a": 2, "b": 1.0}],  # 1 and 1.0 differ
+        [{"a": 1, "b": 0.0}, {"a": 2, "b": -0.0}],  # so do 0.0 and -0.0
+        [{"a": 1, "b": 1}, {"a": 2}],  # absent in a row
+        [{"a": 1}, {"a": 1}],  # one column always stays in the rows
+        [{"a": "word", "b": i} for i in range(4)],  # "\tword" costs what a blank cell does
+    ],
+)
+def test_what_is_not_a_constant_column(rows: list[dict[str, Any]]) -> None:
+    text = roundtrip(rows)
+    header = gcx.Decoder()
+    header.feed(text)
+    assert header.headers[0].constants == ()
+
+
+def test_field_names_holding_equals_signs_are_not_constants() -> None:
+    rows = [{"a=b": i, "c": i} for i in range(3)]
+    text = roundtrip(rows)
+    assert text.splitlines()[0] == "GCX1 tool=t fields=a\\\\=b,c"
+    assert reference_model.decode(text)["sections"][0]["fields"] == ["a=b", "c"]
+
+
 def test_string_that_looks_like_a_number_is_escaped() -> None:
     assert gcx.encode([{"zip": "02134", "n": "62"}], tool="t").splitlines()[1] == "02134\t\\62"
 
@@ -151,6 +215,7 @@ def test_reference_decoder_reads_every_string_cell(value: Any, tool: str) -> Non
 
     Named exceptions (docs/wire-format.md): "" reads as two quote characters,
     and a string ending in CR in the last column reads as its JSON text.
+    A constant column's string is there too, in its field name ``key=text``.
     """
     text = gcx.encode(value, tool=tool)
     model = reference_model.decode(text)
@@ -168,7 +233,10 @@ def test_reference_decoder_reads_every_string_cell(value: Any, tool: str) -> Non
                     and original
                     and not (key == last and original.endswith("\r"))
                 ):
-                    assert got[key] == original
+                    if key in got:
+                        assert got[key] == original
+                    else:
+                        assert f"{key}={original}" in section["fields"]
 
 
 def _tables(value: Any, model: dict[str, Any], text: str) -> list[tuple[dict[str, Any], Any]]:

@@ -35,7 +35,9 @@ def _parse_header(line: str, doc: str, pos: int, limits: Limits = DEFAULT_LIMITS
                     raise DecodeError.at(
                         f"Header declares more than {limits.max_cells} fields", doc, at
                     )
-                fields = [unescape(f) for f in listed.split(",")]
+                parts = listed.split(",")
+                fields = [unescape(f) for f in parts]
+                columns, constants = _columns(parts, fields) if "=" in listed else (fields, [])
             else:
                 meta[key] = unescape(value_raw)
                 raw.append((key_raw, value_raw))
@@ -51,16 +53,81 @@ def _parse_header(line: str, doc: str, pos: int, limits: Limits = DEFAULT_LIMITS
 
     empty_null = unescape(controls.get(_EMPTY, "")) == "null"
     flat = names(_FLAT)
-    if flat.intersection(fields):
+    if flat.intersection(columns):
         raise DecodeError.at("A `flat=` group is also a field", doc, pos)
-    return Header(tool, tuple(fields), meta, tuple(raw), empty_null, names(_FLOAT), flat)
+    return Header(
+        tool, tuple(fields), meta, tuple(raw), empty_null, names(_FLOAT), flat,
+        tuple(columns), tuple(constants),
+    )  # fmt: skip
+
+
+def _columns(parts: list[str], fields: list[str]) -> tuple[list[str], list[tuple[str, str]]]:
+    """Typed column names, and the ``name=text`` constant columns among ``parts``."""
+    columns: list[str] = []
+    constants: list[tuple[str, str]] = []
+    for part, name in zip(parts, fields, strict=True):
+        cut = _separator(part)
+        if cut < 0:
+            columns.append(name)
+        else:
+            columns.append(unescape(part[:cut]))
+            constants.append((columns[-1], part[cut + 1 :]))
+    return columns, constants
+
+
+def _separator(part: str) -> int:
+    # The first `=` that no backslash escapes: names write theirs as `\=`.
+    at = part.find("=")
+    while at >= 0:
+        slashes = len(part[:at]) - len(part[:at].rstrip("\\"))
+        if slashes % 2 == 0:
+            return at
+        at = part.find("=", at + 1)
+    return -1
+
+
+def _row_plan(
+    header: Header, doc: str, pos: int
+) -> tuple[tuple[str, ...], dict[str, Any] | None, list[tuple[str, tuple[str, ...], str]] | None]:
+    """How typed rows read: (the fields that have cells, constant values, nest plan)."""
+    if not header.constants:
+        return header.fields, None, _nest_plan(header) if header.flat else None
+    constants: dict[str, Any] = {}
+    for name, raw in header.constants:
+        try:
+            found = decode_row(raw, (name,), True, header.empty_null, header.floats)
+        except DecodeError as exc:
+            raise DecodeError.at(f"Constant column {name!r}: {exc.msg}", doc, pos) from None
+        value = found.get(name, ABSENT)
+        if isinstance(value, (list, dict)):
+            raise DecodeError.at(f"Constant column {name!r} is not a scalar", doc, pos)
+        if name in constants:
+            raise DecodeError.at(f"Constant column {name!r} is listed twice", doc, pos)
+        if value is not ABSENT:
+            constants[name] = value
+    columns = header.columns
+    if len(set(columns)) != len(columns):
+        raise DecodeError.at("A field is listed twice beside a constant column", doc, pos)
+    # Rows keep a (blank) cell for a constant column before their last cell, so
+    # cells are read against every column; constants not at the end need a reorder.
+    tail = columns[len(columns) - len(constants) :] == tuple(constants)
+    plan = _nest_plan(header) if header.flat or not tail else None
+    return columns, constants, plan
+
+
+def _check_constants(row: dict[str, Any], constants: dict[str, Any]) -> None:
+    # A constant column's cell must be blank (empty, or `\`); then the constant fills it.
+    for name in constants:
+        if row.get(name) is not None:
+            raise DecodeError(f"Constant column {name!r} has a cell in this row", "", 0)
+    row.update(constants)
 
 
 def _nest_plan(header: Header) -> list[tuple[str, tuple[str, ...], str]]:
     """For each field: (field, chain of group keys, member key) to rebuild nested objects."""
     groups = sorted(header.flat, key=len, reverse=True)
     plan: list[tuple[str, tuple[str, ...], str]] = []
-    for name in header.fields:
+    for name in header.columns:
         group = next((g for g in groups if name.startswith(g + ".")), None)
         if group is None:
             plan.append((name, (), name))
@@ -90,6 +157,9 @@ class _Lines:
     header: Header | None = None
     comments: list[str] = field(default_factory=list)
     nest: list[tuple[str, tuple[str, ...], str]] | None = None
+    #: Typed reading: the fields that have cells, and the constant columns' values.
+    cells: tuple[str, ...] = ()
+    constants: dict[str, Any] | None = None
 
     def line(self, text: str, pos: int) -> dict[str, Any] | Header | None:
         """Classify one line (without its LF): a row, a new header, or nothing."""
@@ -101,10 +171,13 @@ class _Lines:
         if len(text) > limits.max_line:
             raise DecodeError.at(f"Line is longer than {limits.max_line} characters", self.doc, pos)
         if text.startswith("GCX1"):
-            self.header = _parse_header(text, self.doc, pos, limits)
+            self.header = header = _parse_header(text, self.doc, pos, limits)
             self.comments = []
-            self.nest = _nest_plan(self.header) if self.typed and self.header.flat else None
-            return self.header
+            if self.typed:
+                self.cells, self.constants, self.nest = _row_plan(header, self.doc, pos)
+            else:
+                self.cells, self.constants, self.nest = header.fields, None, None
+            return header
         if self.header is None:
             raise _not_a_header(text, self.doc, pos)
         if text[0] == "#":
@@ -114,7 +187,9 @@ class _Lines:
             self._check_depth(text, pos)
         try:
             header = self.header
-            row = decode_row(text, header.fields, self.typed, header.empty_null, header.floats)
+            row = decode_row(text, self.cells, self.typed, header.empty_null, header.floats)
+            if self.constants:
+                _check_constants(row, self.constants)
             return row if self.nest is None else _nest(row, self.nest)
         except DecodeError as exc:
             raise DecodeError.at(exc.msg, self.doc, pos + exc.pos) from None
@@ -138,16 +213,19 @@ def _section_rows(state: _Lines, rows: list[dict[str, Any]], start: int) -> int:
     limits = state.limits
     try:
         found, comments, stop = decode_rows(
-            doc, start, header.fields, state.typed, header.empty_null, header.floats,
+            doc, start, state.cells, state.typed, header.empty_null, header.floats,
             limits.max_line, limits.max_depth,
         )  # fmt: skip
     except DecodeError as exc:
         raise DecodeError.at(exc.msg, doc, exc.pos) from None
     state.comments.extend(comments)
-    if state.nest is None:
-        rows.extend(found)
-        return stop
     try:
+        if state.constants:
+            for row in found:
+                _check_constants(row, state.constants)
+        if state.nest is None:
+            rows.extend(found)
+            return stop
         rows.extend(nest_rows(found, state.nest))
     except DecodeError:  # rare: read the lines one by one to place the error
         pos = start

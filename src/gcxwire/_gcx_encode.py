@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import heapq
+import math
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from ._common import path_join
+from ._common import ABSENT, path_join
 from ._gcx_model import (
     _CONTROL,
     _EMPTY,
@@ -20,8 +21,22 @@ from ._gcx_model import (
     _SPACE,
     _VALUE,
 )
-from ._impl import encode_row, encode_table, escape, flatten_rows, scan_style, shared_keys
+from ._impl import (
+    encode_row,
+    encode_rows,
+    encode_table,
+    escape,
+    flatten_rows,
+    format_cell,
+    scan_style,
+    shared_keys,
+)
 from .errors import EncodeError, EncodeTypeError, EncodeValueError
+
+# A column that holds one scalar in this many rows or more is written once, in
+# the header (`fields=a,kind=type`); see docs/wire-format.md §5.
+_CONSTANT_ROWS = 2
+_SCALARS = frozenset({str, int, float, bool, type(None)})
 
 
 def _tool_text(tool: str) -> str:
@@ -35,17 +50,34 @@ def _tool_text(tool: str) -> str:
     return text
 
 
+def _name_text(name: str) -> str:
+    # A field name as it stands in the list once the header value is unescaped:
+    # escaped, with `=` escaped too, since `name=text` there is a constant column.
+    return escape(name).replace("=", "\\=")
+
+
 def _field_text(name: str) -> str | None:
     # Reference decoders unescape the fields value, split on ",", then unescape
     # each name again; so names are escaped twice and may not hold a comma.
-    text = escape(escape(name))
+    text = escape(_name_text(name))
     if "," in text or _SPACE.search(text):
         return None
     return text
 
 
-def _header_line(tool_text: str, fields: Sequence[str], pairs: Iterable[tuple[str, str]]) -> str:
-    names = ",".join(escape(escape(f)) for f in fields)
+def _header_line(
+    tool_text: str,
+    fields: Sequence[str],
+    pairs: Iterable[tuple[str, str]],
+    constants: dict[str, str] | None = None,
+) -> str:
+    if constants:
+        names = ",".join(
+            escape(_name_text(f) + "=" + constants[f]) if f in constants else escape(_name_text(f))
+            for f in fields
+        )
+    else:
+        names = ",".join(escape(_name_text(f)) for f in fields)
     meta = "".join(f" {k}={v}" for k, v in pairs)
     return f"GCX1 tool={tool_text} fields={names}{meta}\n"
 
@@ -197,23 +229,84 @@ def _flat_plan(
     return flat, groups
 
 
+def _constants(rows: Sequence[dict[str, Any]], fields: Sequence[str]) -> dict[str, str]:
+    """Columns that hold one scalar in every row: name -> its cell text, written once.
+
+    Only texts a header can carry (no whitespace, no comma) qualify, and one
+    column always stays in the rows so that no row line is left without cells.
+    """
+    if len(rows) < _CONSTANT_ROWS:
+        return {}
+    first, rest = rows[0], rows[1:]
+    found: dict[str, str] = {}
+    for name in fields:
+        value = first.get(name, ABSENT)
+        kind = type(value)
+        if kind not in _SCALARS:
+            continue
+        for row in rest:  # a varying column stops at its first difference
+            other = row.get(name, ABSENT)
+            if type(other) is not kind or other != value:
+                break
+            if kind is float and math.copysign(1.0, other) != math.copysign(1.0, value):
+                break  # 0.0 == -0.0, but they are different values
+        else:
+            try:
+                text = format_cell(value)
+            except EncodeError:  # NaN or infinity: the row writer reports it with its path
+                continue
+            if "," not in text and not _SPACE.search(escape(text)):
+                found[name] = text
+    # Reference decoders give cells to fields by position, so a constant column
+    # before the last cell keeps an empty cell in every row; only the trailing
+    # run of constant columns leaves the rows entirely. An empty cell still
+    # costs its TAB, which a one-word text shares with it anyway (cl100k reads
+    # "\tword" as one token), so inside the row only texts that cost more move.
+    tail = len(fields)
+    while tail > 1 and fields[tail - 1] in found:  # one column always stays in the rows
+        tail -= 1
+    chosen = {
+        name: found[name]
+        for i, name in enumerate(fields)
+        if name in found and (i >= tail or (len(rows) >= 3 and _costly(found[name])))
+    }
+    if len(chosen) == len(fields):  # a row line needs one real cell
+        del chosen[fields[0]]
+    return chosen
+
+
+def _costly(text: str) -> bool:
+    # A cell text that takes more than its own token beside a TAB: anything but a short word.
+    return not (text.isascii() and text.isalpha() and len(text) <= 8)
+
+
 def _table(
     rows: Sequence[dict[str, Any]], fields: list[str], path: str
-) -> tuple[list[str], list[tuple[str, str]], list[str]]:
-    """One table section: its fields, control pairs and row lines."""
+) -> tuple[list[str], list[tuple[str, str]], list[str], dict[str, str]]:
+    """One table section: its fields, control pairs, row lines and constant columns."""
     pairs: list[tuple[str, str]] = []
     if len(rows) > 1:
         flat, groups = _flat_plan(rows, fields, "")
         if groups:
             rows, fields = flatten_rows(rows, frozenset(groups)), flat
             pairs.append((_FLAT, ",".join(escape(escape(g)) for g in groups)))
+    constants = _constants(rows, fields)
+    cells = fields
+    if constants:
+        rows = [{k: v for k, v in row.items() if k not in constants} for row in rows]
+        while cells[-1] in constants:  # the trailing run leaves the rows entirely
+            cells = cells[:-1]
     try:  # the style _style would pick, and the rows written in it (lines joined by LF)
-        text, empty_null, floats = encode_table(rows, fields)
+        text, empty_null, floats = encode_table(rows, cells)
+        inner = [f for f in cells if f in constants]
+        if empty_null and inner:  # their cells stay empty: an empty cell is null here
+            rows = [{**row, **dict.fromkeys(inner)} for row in rows]
+            text = encode_rows(rows, cells, empty_null, floats)
     except EncodeError as exc:
         raise exc.relocated(path) from None
     # The LF is its own element, so the payload's final LF drops without a copy.
     body = [text, "\n"] if text else []
-    return fields, [*_style_pairs(fields, empty_null, floats), *pairs], body
+    return fields, [*_style_pairs(fields, empty_null, floats), *pairs], body, constants
 
 
 def _write_value(out: list[str], tool_text: str, value: Any) -> None:
@@ -266,16 +359,16 @@ def _write_object(out: list[str], tool_text: str, obj: dict[str, Any]) -> None:
 
     # Each section: header pairs and rows. Runs that fit in a header ride on
     # the neighbouring table's header, in member order around its `of=` marker.
-    sections: list[tuple[list[str], list[tuple[str, str]], list[str]]] = []
+    sections: list[tuple[list[str], list[tuple[str, str]], list[str], dict[str, str]]] = []
     last_table: list[tuple[str, str]] | None = None
     waiting: list[tuple[str, str]] = []
     for seg in segments:
         if isinstance(seg, tuple):
             key, fields = seg
-            fields, pairs, body = _table(obj[key], fields, path_join("$", key))
+            fields, pairs, body, constants = _table(obj[key], fields, path_join("$", key))
             pairs.extend([*waiting, (_OF, escape(key))])
             waiting = []
-            sections.append((fields, pairs, body))
+            sections.append((fields, pairs, body, constants))
             last_table = pairs
             continue
         meta = [_meta_pair(k, v, path_join("$", k)) for k, v in seg]
@@ -291,10 +384,10 @@ def _write_object(out: list[str], tool_text: str, obj: dict[str, Any]) -> None:
         record = dict(seg)
         style = _style([record], keys)
         line = encode_row(record, keys, *style) + "\n"
-        sections.append((keys, [*_style_pairs(keys, *style), (_IS, "object")], [line]))
+        sections.append((keys, [*_style_pairs(keys, *style), (_IS, "object")], [line], {}))
         last_table = None
-    for fields, pairs, body in sections:
-        out.append(_header_line(tool_text, fields, pairs))
+    for fields, pairs, body, constants in sections:
+        out.append(_header_line(tool_text, fields, pairs, constants))
         out.extend(body)
 
 
@@ -308,8 +401,8 @@ def _encode_typed(value: Any, tool: str) -> str:
         if fields is None:
             _write_value(out, tool_text, value)
         else:
-            fields, pairs, body = _table(value, fields, "$")
-            out.append(_header_line(tool_text, fields, pairs))
+            fields, pairs, body, constants = _table(value, fields, "$")
+            out.append(_header_line(tool_text, fields, pairs, constants))
             out.extend(body)
     else:
         _write_value(out, tool_text, value)

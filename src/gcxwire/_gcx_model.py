@@ -39,6 +39,11 @@ class Header:
     floats: frozenset[str] = frozenset()
     #: Typed reading of rows: objects spread over dotted columns (``flat=...``).
     flat: frozenset[str] = frozenset()
+    #: Typed reading: the column names in order; a ``name=text`` field is the
+    #: constant column ``name`` (reference decoders see one field ``name=text``).
+    columns: tuple[str, ...] = ()
+    #: Typed reading: the constant columns as written, ``(name, raw cell text)``.
+    constants: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass
