@@ -12,53 +12,86 @@ from ._impl import decode_row, decode_rows, nest_rows, parse_cell, unescape
 from .errors import DecodeError, UnsupportedVersionError
 from .limits import DEFAULT_LIMITS, Limits, check_size, depth_exceeds
 
+_NO_NAMES: frozenset[str] = frozenset()
+_STYLES = (_EMPTY, _FLOAT, _FLAT)
+
 
 def _parse_header(line: str, doc: str, pos: int, limits: Limits = DEFAULT_LIMITS) -> Header:
     rest = line[4:]
-    lead = len(rest) - len(rest.lstrip())
+    at = pos + 4 + len(rest) - len(rest.lstrip())
     tool: str | None = None
     fields: list[str] | None = None
+    columns: list[str] = []
+    constants: list[tuple[str, str]] = []
     meta: dict[str, str] = {}
     raw: list[tuple[str, str]] = []
-    at = pos + 4 + lead
+    styles: dict[str, str] = {}
     for token in rest.strip().split(" "):
         if token:
             key_raw, eq, value_raw = token.partition("=")
             if not eq:
                 raise DecodeError.at(f"Malformed header token {token!r} (want key=value)", doc, at)
-            key = unescape(key_raw)
+            # Most headers hold no escape at all: skip the unescape calls then.
+            value = unescape(value_raw) if "\\" in value_raw else value_raw
+            key = unescape(key_raw) if "\\" in key_raw else key_raw
             if key == "tool":
-                tool = unescape(value_raw)
+                tool = value
             elif key == "fields":
-                listed = unescape(value_raw)
-                if listed.count(",") >= limits.max_cells:
+                if value.count(",") >= limits.max_cells:
                     raise DecodeError.at(
                         f"Header declares more than {limits.max_cells} fields", doc, at
                     )
-                parts = listed.split(",")
-                fields = [unescape(f) for f in parts]
-                columns, constants = _columns(parts, fields) if "=" in listed else (fields, [])
+                parts = value.split(",")
+                fields = [unescape(f) for f in parts] if "\\" in value else parts
+                columns, constants = _columns(parts, fields) if "=" in value else (fields, [])
             else:
-                meta[key] = unescape(value_raw)
+                meta[key] = value
                 raw.append((key_raw, value_raw))
+                if key_raw in _STYLES:  # decided on the raw key: `\\empty` is data
+                    styles[key_raw] = value
         at += len(token) + 1
     if not tool:
         raise DecodeError.at("Header has no `tool=`", doc, pos)
     if fields is None:
         raise DecodeError.at("Header has no `fields=`", doc, pos)
-    controls = dict(p for p in raw if p[0] in (_EMPTY, _FLOAT, _FLAT))
-
-    def names(key: str) -> frozenset[str]:
-        return frozenset(unescape(f) for f in unescape(controls.get(key, "")).split(",") if f)
-
-    empty_null = unescape(controls.get(_EMPTY, "")) == "null"
-    flat = names(_FLAT)
+    if not styles:
+        return _header(tool, fields, meta, raw, False, _NO_NAMES, _NO_NAMES, columns, constants)
+    flat = _names(styles.get(_FLAT))
     if flat.intersection(columns):
         raise DecodeError.at("A `flat=` group is also a field", doc, pos)
-    return Header(
-        tool, tuple(fields), meta, tuple(raw), empty_null, names(_FLOAT), flat,
-        tuple(columns), tuple(constants),
+    empty_null = styles.get(_EMPTY) == "null"
+    floats = _names(styles.get(_FLOAT))
+    return _header(tool, fields, meta, raw, empty_null, floats, flat, columns, constants)
+
+
+def _names(value: str | None) -> frozenset[str]:
+    # A style's list of field names (each escaped once more, like `fields=`).
+    if not value:
+        return _NO_NAMES
+    return frozenset(unescape(f) for f in value.split(",") if f)
+
+
+def _header(
+    tool: str,
+    fields: list[str],
+    meta: dict[str, str],
+    raw: list[tuple[str, str]],
+    empty_null: bool,
+    floats: frozenset[str],
+    flat: frozenset[str],
+    columns: list[str],
+    constants: list[tuple[str, str]],
+) -> Header:
+    # A frozen dataclass's __init__ sets each attribute through object.__setattr__,
+    # a third of a short header's parse; filling the new instance's __dict__ at
+    # once is what that __init__ amounts to, without the per-field calls.
+    header = object.__new__(Header)
+    header.__dict__.update(
+        tool=tool, fields=tuple(fields), meta=meta, raw_meta=tuple(raw),
+        empty_null=empty_null, floats=floats, flat=flat,
+        columns=tuple(columns), constants=tuple(constants),
     )  # fmt: skip
+    return header
 
 
 def _columns(parts: list[str], fields: list[str]) -> tuple[list[str], list[tuple[str, str]]]:
@@ -125,14 +158,17 @@ def _check_constants(row: dict[str, Any], constants: dict[str, Any]) -> None:
 
 def _nest_plan(header: Header) -> list[tuple[str, tuple[str, ...], str]]:
     """For each field: (field, chain of group keys, member key) to rebuild nested objects."""
-    groups = sorted(header.flat, key=len, reverse=True)
+    flat = header.flat
     plan: list[tuple[str, tuple[str, ...], str]] = []
     for name in header.columns:
-        group = next((g for g in groups if name.startswith(g + ".")), None)
-        if group is None:
-            plan.append((name, (), name))
+        # The longest declared group that prefixes the name wins (members may hold dots).
+        cut = name.rfind(".")
+        while cut > 0 and name[:cut] not in flat:
+            cut = name.rfind(".", 0, cut)
+        if cut > 0:
+            plan.append((name, tuple(name[:cut].split(".")), name[cut + 1 :]))
         else:
-            plan.append((name, tuple(group.split(".")), name[len(group) + 1 :]))
+            plan.append((name, (), name))
     return plan
 
 
