@@ -140,3 +140,85 @@ def test_a_server_that_never_answers_is_taken_out(tmp_path: Path) -> None:
             assert b"b did not answer initialize in time: taking it out" in err
 
     asyncio.run(scenario())
+
+
+def test_prompts_and_resources_are_merged_and_routed_at_the_byte_level(tmp_path: Path) -> None:
+    path = config(
+        tmp_path,
+        ["--label=a", "--prompts=p1,p2,p3", "--resources=file:///a1,file:///a2,file:///both"],
+        [
+            "--label=b",
+            "--prompts=p1",
+            "--resources=file:///both,file:///b1",
+            "--templates=db://b/{t}",
+        ],
+    )
+
+    async def scenario() -> None:
+        async with RawProxy([], "--servers", path) as proxy:
+            proxy.argv.remove("--")
+            await proxy.start()
+            # Three pages from a, one from b, answered in one page; the client's cursor is dropped.
+            await proxy.send(req(1, "prompts/list", {"cursor": "2"}))
+            listed = await proxy.recv()
+            assert listed["id"] == 1 and "nextCursor" not in listed["result"]
+            names = [prompt["name"] for prompt in listed["result"]["prompts"]]
+            assert names == ["a__p1", "a__p2", "a__p3", "b__p1"]
+            await proxy.send(req(2, "resources/list"))
+            uris = [r["uri"] for r in (await proxy.recv())["result"]["resources"]]
+            assert uris == ["file:///a1", "file:///a2", "file:///both", "file:///b1"]
+            await proxy.send(req(3, "resources/templates/list"))
+            templates = (await proxy.recv())["result"]["resourceTemplates"]
+            assert templates == [{"uriTemplate": "db://b/{t}"}]  # a has none: -32601, left out
+
+            async def served(rid: Any, method: str, params: Any) -> Any:
+                await proxy.send(req(rid, method, params))
+                answer = await proxy.recv()
+                assert answer["id"] == rid, answer
+                return answer["result"]
+
+            got = await served("g", "prompts/get", {"name": "b__p1", "arguments": {"x": "1"}})
+            assert got == {
+                "by": "b",
+                "method": "prompts/get",
+                "params": {"name": "p1", "arguments": {"x": "1"}},
+            }
+            assert (await served(4, "resources/read", {"uri": "file:///b1"}))["by"] == "b"
+            assert (await served(5, "resources/read", {"uri": "file:///both"}))["by"] == "a"
+            completion = {
+                "ref": {"type": "ref/prompt", "name": "a__p3"},
+                "argument": {"name": "n", "value": ""},
+            }
+            got = await served(6, "completion/complete", completion)
+            assert got["by"] == "a" and got["params"]["ref"] == {"type": "ref/prompt", "name": "p3"}
+            template_ref = {"type": "ref/resource", "uri": "db://b/{t}"}
+            got = await served(7, "completion/complete", {**completion, "ref": template_ref})
+            assert got["by"] == "b"
+            # No list named this URI: both servers are asked and b, the one that succeeds, answers.
+            assert (await served(8, "resources/read", {"uri": "db://b/users"}))["by"] == "b"
+
+            await proxy.send(req(9, "resources/subscribe", {"uri": "file:///a2"}))
+            assert (await proxy.recv())["result"]["by"] == "a"
+            assert await proxy.recv() == {
+                "jsonrpc": "2.0",
+                "method": "notifications/resources/updated",
+                "params": {"uri": "file:///a2"},
+            }
+            assert (await served(10, "resources/unsubscribe", {"uri": "file:///a2"}))["by"] == "a"
+
+            await proxy.send(req(11, "prompts/get", {"name": "a__zz"}))
+            refused = await proxy.recv()
+            assert refused == {
+                "jsonrpc": "2.0",
+                "id": 11,
+                "error": {"code": -32602, "message": "Unknown prompt: a__zz"},
+            }
+            # A URI nobody has: every server says so, and the first error goes back.
+            await proxy.send(req(12, "resources/read", {"uri": "file:///nowhere"}))
+            missing = await proxy.recv()
+            assert missing["id"] == 12 and missing["error"]["code"] == -32602
+            assert missing["error"]["message"].startswith("a does not know")
+            status, _, _ = await proxy.finish()
+            assert status == 0
+
+    asyncio.run(scenario())

@@ -38,6 +38,18 @@ from typing import Any
 import orjson
 
 from .._version import __version__
+from .catalog import (
+    LIST_KINDS,
+    PROMPTS,
+    RESOURCES,
+    SEPARATOR,
+    TEMPLATES,
+    Address,
+    ListKind,
+    addressed,
+    split_name,
+    with_inner_name,
+)
 from .framing import LineReader, LineWriter
 from .gateway_config import ServerSpec
 from .interceptor import ResponseInterceptor
@@ -57,9 +69,6 @@ __all__ = ["Gateway", "Member", "merge_capabilities"]
 
 log = logging.getLogger("gcxwire.proxy")
 
-SEPARATOR = "__"
-# Claude's API caps tool names at 64 characters.
-MAX_TOOL_NAME = 64
 # How long a broadcast waits for the upstreams by default (--answer-timeout).
 # One that has not answered initialize, server/discover or a tools/list page
 # by then is taken out.
@@ -91,7 +100,11 @@ class Member:
     interceptor: ResponseInterceptor
     link: UpstreamLink = field(init=False)
     running: bool = False
-    tools: set[str] | None = None  # unprefixed names from its last tools/list
+    # list key ("tools", "prompts", "resources", "resourceTemplates") -> the
+    # unprefixed names or URIs of its last answer to that list; no key: never listed
+    listed: dict[str, set[str]] = field(default_factory=dict)
+    # list keys in which it ever showed an item: what to announce when it comes or goes
+    offered: set[str] = field(default_factory=set)
     restarts: int = 0
     _last_id: int = 0
 
@@ -208,11 +221,12 @@ class Gateway:
     async def _watch(self, member: Member) -> None:
         """Relay one member's output until it exits, then take it out."""
         status = await member.link.pump()
-        member.running, member.tools = False, None
+        member.running = False
+        member.listed.clear()  # its URIs are no longer routed to it
         if self._closing.is_set():
             return
         log.warning("%s stopped (status %d): its tools are gone", member.alias, status)
-        await self._tools_changed()
+        await self._lists_changed(member)
         self._schedule_restart(member)
 
     def _schedule_restart(self, member: Member) -> None:
@@ -235,13 +249,21 @@ class Gateway:
                 return
             note = {"jsonrpc": "2.0", "method": "notifications/initialized"}
             await member.link.send(orjson.dumps(note))
-        await self._tools_changed()
+        await self._lists_changed(member)
 
-    async def _tools_changed(self) -> None:
+    async def _lists_changed(self, member: Member) -> None:
+        """Tell the client that ``member``'s items came or went."""
         # Only handshake-era clients take an unsolicited list_changed: in
         # 2026-07-28 it belongs to a subscriptions/listen stream.
-        if self._era == "legacy":
-            note = {"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}
+        if self._era != "legacy":
+            return
+        changed = ["tools"]  # always, as before prompts and resources were merged
+        if PROMPTS.key in member.offered:
+            changed.append("prompts")
+        if member.offered & {RESOURCES.key, TEMPLATES.key}:
+            changed.append("resources")
+        for what in changed:
+            note = {"jsonrpc": "2.0", "method": f"notifications/{what}/list_changed"}
             await self._client_out.write_line(orjson.dumps(note))
 
     def _running(self) -> list[Member]:
@@ -274,20 +296,28 @@ class Gateway:
 
     async def _request(self, request: PendingRequest, message: JsonObject) -> None:
         self._note_era(request)
-        if request.method == "tools/call":
-            refusal = await self._tools_call(request, message)
-            if refusal is not None:
-                await self._client_out.write_line(refusal)
-            return
         if request.method in _UNSUPPORTED:
             text = f"{request.method} is not supported by the gcxwire gateway"
             await self._client_out.write_line(error_response(request.id, METHOD_NOT_FOUND, text))
             return
+        address = addressed(request.method, request.params)
+        if address is not None:
+            target = self._target(request, address)
+            if isinstance(target, bytes):  # an unknown tool or prompt
+                await self._client_out.write_line(target)
+                return
+            if target is not None:
+                member, params = target
+                await self._forward(member, request, message, params)
+                return
+            # A URI no list named (a template's, say): every server is asked.
         members = self._running()
-        if request.method == "tools/list":
+        kind = LIST_KINDS.get(request.method)
+        if kind is not None:
+            # One merged answer holds every page: the client's cursor is not passed on.
             params = {k: v for k, v in request.params.items() if k != "cursor"}
-            waiting = await self._send_all(members, "tools/list", params)
-            finish = self._tools_list(request.id, members, params, waiting)
+            waiting = await self._send_all(members, kind.method, params)
+            finish = self._merged_list(kind, request.id, members, params, waiting)
         else:
             waiting = await self._send_all(members, request.method, request.params)
             finish = self._broadcast(request, waiting)
@@ -338,77 +368,119 @@ class Gateway:
 
     # -- requests -----------------------------------------------------------------------
 
-    async def _tools_call(self, request: PendingRequest, message: JsonObject) -> bytes | None:
-        """Route ``alias__tool`` to its server; an error answer if there is none."""
-        name = request.params.get("name")
-        alias, sep, tool = name.partition(SEPARATOR) if isinstance(name, str) else ("", "", "")
-        member = self._members.get(alias)
-        if (
-            not sep
-            or member is None
-            or not member.running
-            or (member.tools is not None and tool not in member.tools)
-        ):
-            return error_response(request.id, METHOD_NOT_FOUND, f"Unknown tool: {name}")
-        upstream_id = member.new_id()
-        params = {**request.params, "name": tool}
-        self._client_ids[(alias, _key(upstream_id))] = request.id
-        self._routes[_key(request.id)] = (alias, upstream_id)
-        line = orjson.dumps({**message, "id": upstream_id, "params": params})
-        await member.link.send(line, PendingRequest(upstream_id, "tools/call", params))
-        return None  # the answer comes back through the member's deliverer
+    def _target(
+        self, request: PendingRequest, address: Address
+    ) -> tuple[Member, JsonObject] | bytes | None:
+        """Where a request naming one item goes, with the params that server
+        expects; an error answer for an unknown tool or prompt; ``None`` for a
+        URI no list named (the caller then asks every server)."""
+        kind = address.kinds[0]
+        if not kind.prefixed:
+            owner = self._owner(address.kinds, address.name)
+            return None if owner is None else (owner, request.params)
+        split = split_name(address.name)
+        member = self._members.get(split[0]) if split is not None else None
+        if split is None or member is None or not member.running:
+            return self._unknown(request, kind, address.name)
+        known = member.listed.get(kind.key)
+        if known is not None and split[1] not in known:
+            return self._unknown(request, kind, address.name)
+        return member, with_inner_name(request.method, request.params, split[1])
 
-    async def _tools_list(
-        self, client_id: Any, members: list[Member], params: JsonObject, first_pages: Waiting
+    @staticmethod
+    def _unknown(request: PendingRequest, kind: ListKind, name: str) -> bytes:
+        return error_response(request.id, kind.unknown_code, f"Unknown {kind.noun}: {name}")
+
+    def _owner(self, kinds: tuple[ListKind, ...], uri: str) -> Member | None:
+        """The first running server, in config order, whose last list named ``uri``."""
+        for kind in kinds:
+            for member in self._running():
+                if uri in member.listed.get(kind.key, ()):
+                    return member
+        return None
+
+    async def _forward(
+        self, member: Member, request: PendingRequest, message: JsonObject, params: JsonObject
+    ) -> None:
+        """Send one client request to one server; its answer comes back through
+        the member's deliverer, under the client's id."""
+        upstream_id = member.new_id()
+        self._client_ids[(member.alias, _key(upstream_id))] = request.id
+        self._routes[_key(request.id)] = (member.alias, upstream_id)
+        line = orjson.dumps({**message, "id": upstream_id, "params": params})
+        await member.link.send(line, PendingRequest(upstream_id, request.method, params))
+
+    async def _merged_list(
+        self,
+        kind: ListKind,
+        client_id: Any,
+        members: list[Member],
+        params: JsonObject,
+        first_pages: Waiting,
     ) -> bytes:
-        first_answers = await self._collect("tools/list", first_pages)
+        """Every member's items of one list, all pages, in config order."""
+        first_answers = await self._collect(kind.method, first_pages)
         lists = await asyncio.gather(
-            *(self._drain_list(m, params, first_answers.get(m.alias)) for m in members)
+            *(self._drain_list(kind, m, params, first_answers.get(m.alias)) for m in members)
         )
-        tools: list[Any] = []
+        items: list[JsonObject] = []
         extra: JsonObject = {}
-        for member, (member_tools, first) in zip(members, lists):
+        seen: set[str] = set()  # URIs already listed by an earlier server
+        for member, (member_items, first) in zip(members, lists):
             for key in ("ttlMs", "cacheScope", "resultType"):
                 if first is not None and key in first and key not in extra:
                     extra[key] = first[key]
-            prefix = member.alias + SEPARATOR
-            tools.extend({**tool, "name": prefix + tool["name"]} for tool in member_tools)
-        result = {**extra, "tools": tools}
+            for item in member_items:
+                name = item[kind.identity]
+                if kind.prefixed:
+                    items.append({**item, kind.identity: member.alias + SEPARATOR + name})
+                elif name in seen:
+                    log.info("%s also lists %s: the first server keeps it", member.alias, name)
+                else:
+                    seen.add(name)
+                    items.append(item)
+        result = {**extra, kind.key: items}
         return orjson.dumps({"jsonrpc": "2.0", "id": client_id, "result": result})
 
     async def _drain_list(
-        self, member: Member, params: JsonObject, answer: JsonObject | None
+        self, kind: ListKind, member: Member, params: JsonObject, answer: JsonObject | None
     ) -> tuple[list[JsonObject], JsonObject | None]:
-        """All of one member's tools (every page), and its first page's result."""
-        tools: dict[str, JsonObject] = {}
+        """All of one member's items of one list (every page), and its first page's result."""
+        items: dict[str, JsonObject] = {}
         first: JsonObject | None = None
         while True:
             result = answer.get("result") if answer is not None else None
-            if not isinstance(result, dict) or not isinstance(result.get("tools"), list):
-                log.warning("%s gave no tools/list: %.200r", member.alias, answer)
-                return list(tools.values()), first
+            if not isinstance(result, dict) or not isinstance(result.get(kind.key), list):
+                log.warning("%s gave no %s: %.200r", member.alias, kind.method, answer)
+                break
             first = first or result
-            for tool in result["tools"]:
-                name = tool.get("name") if isinstance(tool, dict) else None
-                if not isinstance(name, str) or name in tools:
+            for item in result[kind.key]:
+                name = item.get(kind.identity) if isinstance(item, dict) else None
+                if not isinstance(name, str) or name in items:
                     continue
-                if len(member.alias) + len(SEPARATOR) + len(name) > MAX_TOOL_NAME:
+                if kind.max_length is not None and (
+                    len(member.alias) + len(SEPARATOR) + len(name) > kind.max_length
+                ):
                     log.warning(
-                        "%s%s%s has more than %d characters: left out of tools/list",
+                        "%s%s%s has more than %d characters: left out of %s",
                         member.alias,
                         SEPARATOR,
                         name,
-                        MAX_TOOL_NAME,
+                        kind.max_length,
+                        kind.method,
                     )
                     continue
-                tools[name] = tool
+                items[name] = item
             cursor = result.get("nextCursor")
             if not cursor or not member.running:
                 break
-            waiting = await self._send_all([member], "tools/list", {**params, "cursor": cursor})
-            answer = (await self._collect("tools/list", waiting)).get(member.alias)
-        member.tools = set(tools)
-        return list(tools.values()), first
+            waiting = await self._send_all([member], kind.method, {**params, "cursor": cursor})
+            answer = (await self._collect(kind.method, waiting)).get(member.alias)
+        if first is not None:  # it answered: route by what the client now sees
+            member.listed[kind.key] = set(items)
+            if items:
+                member.offered.add(kind.key)
+        return list(items.values()), first
 
     async def _broadcast(self, request: PendingRequest, waiting: Waiting) -> bytes:
         answers = await self._collect(request.method, waiting)

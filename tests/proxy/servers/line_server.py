@@ -14,7 +14,14 @@ so a test knows byte for byte what the server wrote and in which order.
 - ``crash``: exits at once with ``params.status``.
 - ``env``: the value of the variable ``params.name``; ``cwd``: the working directory.
 Anything else, and a line that is not JSON, gets no answer.
-``--tools=a,b,c`` answers ``tools/list`` with those names, two per page;
+``--tools=a,b,c`` answers ``tools/list`` with those names, two per page; so do
+``--prompts=``, ``--resources=`` (URIs) and ``--templates=`` (URI templates) for
+their lists. ``prompts/get``, ``resources/read``, ``resources/subscribe``,
+``resources/unsubscribe`` and ``completion/complete`` of a listed item (or a URI
+a template matches) answer ``{"by": LABEL, "method", "params"}``, where LABEL is
+``--label=`` (default ``line``); an unknown item gets -32602. A subscribe is
+followed by ``notifications/resources/updated`` for its URI. A list it was
+given no names for gets -32601, as from a server without that capability.
 ``--mute`` answers nothing at all (a hung server).
 ``--ignore-eof`` keeps it running after stdin closes (a server that needs SIGTERM);
 ``--ignore-term`` also ignores SIGTERM (one that needs SIGKILL).
@@ -34,8 +41,52 @@ def write(message: object) -> None:
     sys.stdout.flush()
 
 
-# --tools a,b,c: the tools/list it answers, two per page.
-TOOLS = next((a.split("=", 1)[1].split(",") for a in sys.argv if a.startswith("--tools=")), [])
+def option(name: str, default: str = "") -> str:
+    return next((a.split("=", 1)[1] for a in sys.argv if a.startswith(f"--{name}=")), default)
+
+
+def names(option_name: str) -> list[str]:
+    value = option(option_name)
+    return value.split(",") if value else []
+
+
+LABEL = option("label", "line")
+# list method -> (result member, item member, the names it lists, two per page)
+LISTS = {
+    "tools/list": ("tools", "name", names("tools")),
+    "prompts/list": ("prompts", "name", names("prompts")),
+    "resources/list": ("resources", "uri", names("resources")),
+    "resources/templates/list": ("resourceTemplates", "uriTemplate", names("templates")),
+}
+ADDRESSED = {
+    "prompts/get",
+    "resources/read",
+    "resources/subscribe",
+    "resources/unsubscribe",
+    "completion/complete",
+}
+
+
+def page(method: str, params: dict[str, object]) -> dict[str, object]:
+    key, member, listed = LISTS[method]
+    start = int(str(params.get("cursor", "0")))
+    result: dict[str, object] = {key: [{member: n} for n in listed[start : start + 2]]}
+    if start + 2 < len(listed):
+        result["nextCursor"] = str(start + 2)
+    return result
+
+
+def knows(method: str, params: dict[str, object]) -> bool:
+    ref = params.get("ref")
+    if isinstance(ref, dict):
+        params = ref
+    if "name" in params:
+        return params["name"] in LISTS["prompts/list"][2]
+    uri = str(params.get("uri"))
+    templates = LISTS["resources/templates/list"][2]
+    return uri in LISTS["resources/list"][2] + templates or any(
+        uri.startswith(t.split("{")[0]) for t in templates
+    )
 
 
 def main() -> None:
@@ -72,12 +123,26 @@ def main() -> None:
         elif method == "ask_client":
             waiting[0] = rid
             write({"jsonrpc": "2.0", "id": 0, "method": "roots/list"})
-        elif method == "tools/list" and TOOLS:
-            start = int(params.get("cursor", "0"))
-            page: dict[str, object] = {"tools": [{"name": n} for n in TOOLS[start : start + 2]]}
-            if start + 2 < len(TOOLS):
-                page["nextCursor"] = str(start + 2)
-            write({"jsonrpc": "2.0", "id": rid, "result": page})
+        elif method in LISTS and LISTS[method][2]:
+            write({"jsonrpc": "2.0", "id": rid, "result": page(method, params)})
+        elif method in ADDRESSED and knows(method, params):
+            answer = {"by": LABEL, "method": method, "params": params}
+            write({"jsonrpc": "2.0", "id": rid, "result": answer})
+            if method == "resources/subscribe":
+                updated = {"uri": params["uri"]}
+                write(
+                    {
+                        "jsonrpc": "2.0",
+                        "method": "notifications/resources/updated",
+                        "params": updated,
+                    }
+                )
+        elif method in LISTS:  # nothing of that kind: as a server without the capability
+            error = {"code": -32601, "message": f"Method not found: {method}"}
+            write({"jsonrpc": "2.0", "id": rid, "error": error})
+        elif method in ADDRESSED:
+            error = {"code": -32602, "message": f"{LABEL} does not know {method} {params}"}
+            write({"jsonrpc": "2.0", "id": rid, "error": error})
         elif method == "tools/call":
             arguments = params.get("arguments", {})
             if "exit" in arguments:

@@ -1,0 +1,110 @@
+"""What the gateway lists and routes by name: tools, prompts, resources, templates.
+
+Each list a client can ask for is a :class:`ListKind`: the method, the result
+member holding the items, the member naming one item, and whether that name
+gets the ``alias__`` prefix. Tool and prompt names are prefixed, so two servers'
+``search`` never collide; resource URIs and URI templates are not, because a
+URI is the resource's identity and clients pass it back verbatim (from a
+``resource_link``, an embedded resource, a ``resources/updated`` notification).
+
+:func:`addressed` tells which item a request names, so the gateway can send it
+to the one server that listed that item.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from .jsonrpc import JsonObject
+
+__all__ = [
+    "LIST_KINDS",
+    "MAX_TOOL_NAME",
+    "PROMPTS",
+    "RESOURCES",
+    "SEPARATOR",
+    "TEMPLATES",
+    "TOOLS",
+    "Address",
+    "ListKind",
+    "addressed",
+    "split_name",
+    "with_inner_name",
+]
+
+SEPARATOR = "__"
+# Claude's API caps tool names at 64 characters. Prompts are not sent to the
+# model as tool names (clients show them as slash commands), so no cap there.
+MAX_TOOL_NAME = 64
+INVALID_PARAMS = -32602
+METHOD_NOT_FOUND = -32601
+
+
+@dataclass(frozen=True)
+class ListKind:
+    """One kind of list the gateway merges across servers."""
+
+    method: str  # "prompts/list"
+    key: str  # the result member holding the items: "prompts"
+    identity: str  # the member that names one item: "name", "uri", "uriTemplate"
+    prefixed: bool  # names become alias__name; URIs stay as they are
+    noun: str = ""  # for "Unknown prompt: x"
+    unknown_code: int = INVALID_PARAMS
+    max_length: int | None = None
+
+
+# The gateway has always answered an unknown tool with -32601; the spec's own
+# code for an unknown prompt name is -32602 (invalid params).
+TOOLS = ListKind("tools/list", "tools", "name", True, "tool", METHOD_NOT_FOUND, MAX_TOOL_NAME)
+PROMPTS = ListKind("prompts/list", "prompts", "name", True, "prompt", INVALID_PARAMS)
+RESOURCES = ListKind("resources/list", "resources", "uri", False)
+TEMPLATES = ListKind("resources/templates/list", "resourceTemplates", "uriTemplate", False)
+LIST_KINDS = {kind.method: kind for kind in (TOOLS, PROMPTS, RESOURCES, TEMPLATES)}
+
+
+@dataclass(frozen=True)
+class Address:
+    """The item a request names, and the lists that may hold it."""
+
+    kinds: tuple[ListKind, ...]
+    name: str  # a prefixed name (tools, prompts) or a URI
+
+
+def addressed(method: str, params: JsonObject) -> Address | None:
+    """The item ``method`` is about, or ``None`` when it names none (a broadcast)."""
+    if method == "tools/call":
+        return _named((TOOLS,), params.get("name"))
+    if method == "prompts/get":
+        return _named((PROMPTS,), params.get("name"))
+    if method in ("resources/read", "resources/subscribe", "resources/unsubscribe"):
+        return _named((RESOURCES,), params.get("uri"))
+    if method == "completion/complete":
+        ref = params.get("ref")
+        if not isinstance(ref, dict):
+            return None
+        if ref.get("type") == "ref/prompt":
+            return _named((PROMPTS,), ref.get("name"))
+        if ref.get("type") == "ref/resource":  # a template's URI, or a resource's
+            return _named((TEMPLATES, RESOURCES), ref.get("uri"))
+    return None
+
+
+def _named(kinds: tuple[ListKind, ...], name: Any) -> Address | None:
+    if kinds[0].prefixed and not isinstance(name, str):
+        return Address(kinds, "")  # no name at all: unknown, never broadcast
+    return Address(kinds, name) if isinstance(name, str) else None
+
+
+def split_name(name: str) -> tuple[str, str] | None:
+    """``(alias, name)`` of ``alias__name``, split at the first ``__`` (aliases
+    never hold ``__``, names may); ``None`` without a separator."""
+    alias, sep, inner = name.partition(SEPARATOR)
+    return (alias, inner) if sep else None
+
+
+def with_inner_name(method: str, params: JsonObject, inner: str) -> JsonObject:
+    """``params`` naming the server's own ``inner`` name instead of the prefixed one."""
+    if method == "completion/complete":
+        return {**params, "ref": {**params["ref"], "name": inner}}
+    return {**params, "name": inner}
