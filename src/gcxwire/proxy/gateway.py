@@ -2,29 +2,41 @@
 
 Each upstream keeps its own :class:`~.link.UpstreamLink` (process, requests in
 flight, crash answers) and its own interceptor (schema lifecycle, filters,
-stats); only the routing here is shared.
+stats); only the routing here is shared. What is listed and how a request
+names an item is in :mod:`.catalog`.
 
-- ``tools/list``: every upstream's list, all pages drained, tool names prefixed
-  ``alias__`` (a prefixed name over 64 characters is left out with a warning),
-  merged in config order.
-- ``tools/call alias__tool``: sent to that upstream as ``tool``; an unknown alias
-  or tool gets -32601.
+- ``tools/list``, ``prompts/list``, ``resources/list`` and
+  ``resources/templates/list``: every running upstream's list, all pages
+  drained, merged in config order and answered in one page. Tool and prompt
+  names are prefixed ``alias__`` (a prefixed tool name over 64 characters is
+  left out with a warning); URIs and URI templates are kept as they are, and a
+  URI two servers list is kept once, for the first.
+- ``tools/call alias__tool`` and ``prompts/get alias__prompt`` are sent to that
+  upstream under its own name; an unknown alias, tool or prompt gets -32601
+  (tools) or -32602 (prompts, as the spec says for an invalid prompt name).
+- ``resources/read``, ``resources/subscribe``, ``resources/unsubscribe`` go to
+  the upstream whose last ``resources/list`` named the URI;
+  ``completion/complete`` follows its ``ref``: a prefixed prompt name, or a
+  template (or resource) URI. A URI no list named goes to every upstream.
 - Any other request (``initialize``, ``server/discover``, ``ping``,
-  ``resources/read``...) goes to every running upstream, and the first server in
+  ``logging/setLevel``...) goes to every running upstream, and the first server in
   config order that answers successfully wins. For ``initialize`` and
   ``server/discover`` the capabilities of all successful answers are merged
   (:func:`merge_capabilities`).
 - Notifications from the client go to every upstream, except
   ``notifications/cancelled``, which goes to the one that owns the request.
+  Notifications from an upstream (list_changed, resources/updated, progress,
+  log lines) go to the client as they are.
 - Every request gets a fresh id per upstream, and server-to-client requests get
   gateway ids, so two servers' ids never collide; answers go back under the
   ids their sender used.
 
 An upstream that fails to start, crashes, or does not answer ``initialize``,
 ``server/discover`` or ``tools/list`` in time is taken out: its in-flight calls
-get errors, its tools disappear (handshake-era clients get
-``notifications/tools/list_changed``), and with ``"restart": true`` it starts
-again after 1, 2, 4 ... 30 s, with the client's ``initialize`` replayed.
+get errors, its tools, prompts and resources disappear (handshake-era clients
+get ``notifications/tools/list_changed``, and the prompts and resources ones if
+it ever listed any), and with ``"restart": true`` it starts again after 1, 2, 4
+... 30 s, with the client's ``initialize`` replayed.
 """
 
 from __future__ import annotations
@@ -451,7 +463,11 @@ class Gateway:
         while True:
             result = answer.get("result") if answer is not None else None
             if not isinstance(result, dict) or not isinstance(result.get(kind.key), list):
-                log.warning("%s gave no %s: %.200r", member.alias, kind.method, answer)
+                error = answer.get("error") if answer is not None else None
+                if isinstance(error, dict) and error.get("code") == METHOD_NOT_FOUND:
+                    log.info("%s has no %s", member.alias, kind.method)  # not its capability
+                else:
+                    log.warning("%s gave no %s: %.200r", member.alias, kind.method, answer)
                 break
             first = first or result
             for item in result[kind.key]:
@@ -476,7 +492,7 @@ class Gateway:
                 break
             waiting = await self._send_all([member], kind.method, {**params, "cursor": cursor})
             answer = (await self._collect(kind.method, waiting)).get(member.alias)
-        if first is not None:  # it answered: route by what the client now sees
+        if first is not None and member.running:  # route by what the client now sees
             member.listed[kind.key] = set(items)
             if items:
                 member.offered.add(kind.key)
