@@ -145,9 +145,17 @@ def test_a_server_that_never_answers_is_taken_out(tmp_path: Path) -> None:
 def test_prompts_and_resources_are_merged_and_routed_at_the_byte_level(tmp_path: Path) -> None:
     path = config(
         tmp_path,
-        ["--label=a", "--prompts=p1,p2,p3", "--resources=file:///a1,file:///a2,file:///both"],
+        [
+            "--label=a",
+            "--prompts=p1,p2,p3",
+            "--resources=file:///a1,file:///a2,file:///both",
+            "--ttl=60000",
+            "--scope=public",
+        ],
         [
             "--label=b",
+            "--ttl=5000",
+            "--scope=private",
             "--prompts=p1",
             "--resources=file:///both,file:///b1",
             "--templates=db://b/{t}",
@@ -164,6 +172,9 @@ def test_prompts_and_resources_are_merged_and_routed_at_the_byte_level(tmp_path:
             assert listed["id"] == 1 and "nextCursor" not in listed["result"]
             names = [prompt["name"] for prompt in listed["result"]["prompts"]]
             assert names == ["a__p1", "a__p2", "a__p3", "b__p1"]
+            # Fresh only as long as the shortest-lived page; private if one page is.
+            assert listed["result"]["ttlMs"] == 5000
+            assert listed["result"]["cacheScope"] == "private"
             await proxy.send(req(2, "resources/list"))
             uris = [r["uri"] for r in (await proxy.recv())["result"]["resources"]]
             assert uris == ["file:///a1", "file:///a2", "file:///both", "file:///b1"]

@@ -29,6 +29,7 @@ __all__ = [
     "Address",
     "ListKind",
     "addressed",
+    "cache_hints",
     "split_name",
     "with_inner_name",
 ]
@@ -108,3 +109,24 @@ def with_inner_name(method: str, params: JsonObject, inner: str) -> JsonObject:
     if method == "completion/complete":
         return {**params, "ref": {**params["ref"], "name": inner}}
     return {**params, "name": inner}
+
+
+def cache_hints(pages: list[JsonObject]) -> JsonObject:
+    """The 2026-07-28 members of a list merged from ``pages`` (every page of every
+    server): the shortest ``ttlMs`` (an absent one counts as 0, as the spec
+    says), ``cacheScope`` ``"public"`` only if every page is public, and the
+    first ``resultType``. Handshake-era pages carry none of them: nothing."""
+    hints: JsonObject = {}
+    if any("ttlMs" in page or "cacheScope" in page for page in pages):
+        hints["ttlMs"] = min(_ttl(page.get("ttlMs")) for page in pages)
+        public = all(page.get("cacheScope") == "public" for page in pages)
+        hints["cacheScope"] = "public" if public else "private"
+    result_type = next((page["resultType"] for page in pages if "resultType" in page), None)
+    if result_type is not None:
+        hints["resultType"] = result_type
+    return hints
+
+
+def _ttl(value: Any) -> int:
+    ok = isinstance(value, int) and not isinstance(value, bool) and value >= 0
+    return value if ok else 0

@@ -7,7 +7,8 @@ names an item is in :mod:`.catalog`.
 
 - ``tools/list``, ``prompts/list``, ``resources/list`` and
   ``resources/templates/list``: every running upstream's list, all pages
-  drained, merged in config order and answered in one page. Tool and prompt
+  drained, merged in config order and answered in one page (with the
+  shortest ``ttlMs`` and the narrowest ``cacheScope``). Tool and prompt
   names are prefixed ``alias__`` (a prefixed tool name over 64 characters is
   left out with a warning); URIs and URI templates are kept as they are, and a
   URI two servers list is kept once, for the first.
@@ -59,6 +60,7 @@ from .catalog import (
     Address,
     ListKind,
     addressed,
+    cache_hints,
     split_name,
     with_inner_name,
 )
@@ -436,12 +438,10 @@ class Gateway:
             *(self._drain_list(kind, m, params, first_answers.get(m.alias)) for m in members)
         )
         items: list[JsonObject] = []
-        extra: JsonObject = {}
+        pages: list[JsonObject] = []
         seen: set[str] = set()  # URIs already listed by an earlier server
-        for member, (member_items, first) in zip(members, lists):
-            for key in ("ttlMs", "cacheScope", "resultType"):
-                if first is not None and key in first and key not in extra:
-                    extra[key] = first[key]
+        for member, (member_items, member_pages) in zip(members, lists):
+            pages.extend(member_pages)
             for item in member_items:
                 name = item[kind.identity]
                 if kind.prefixed:
@@ -451,15 +451,15 @@ class Gateway:
                 else:
                     seen.add(name)
                     items.append(item)
-        result = {**extra, kind.key: items}
+        result = {**cache_hints(pages), kind.key: items}
         return orjson.dumps({"jsonrpc": "2.0", "id": client_id, "result": result})
 
     async def _drain_list(
         self, kind: ListKind, member: Member, params: JsonObject, answer: JsonObject | None
-    ) -> tuple[list[JsonObject], JsonObject | None]:
-        """All of one member's items of one list (every page), and its first page's result."""
+    ) -> tuple[list[JsonObject], list[JsonObject]]:
+        """All of one member's items of one list, and the results of its pages."""
         items: dict[str, JsonObject] = {}
-        first: JsonObject | None = None
+        pages: list[JsonObject] = []
         while True:
             result = answer.get("result") if answer is not None else None
             if not isinstance(result, dict) or not isinstance(result.get(kind.key), list):
@@ -469,7 +469,7 @@ class Gateway:
                 else:
                     log.warning("%s gave no %s: %.200r", member.alias, kind.method, answer)
                 break
-            first = first or result
+            pages.append(result)
             for item in result[kind.key]:
                 name = item.get(kind.identity) if isinstance(item, dict) else None
                 if not isinstance(name, str) or name in items:
@@ -492,11 +492,11 @@ class Gateway:
                 break
             waiting = await self._send_all([member], kind.method, {**params, "cursor": cursor})
             answer = (await self._collect(kind.method, waiting)).get(member.alias)
-        if first is not None and member.running:  # route by what the client now sees
+        if pages and member.running:  # route by what the client now sees
             member.listed[kind.key] = set(items)
             if items:
                 member.offered.add(kind.key)
-        return list(items.values()), first
+        return list(items.values()), pages
 
     async def _broadcast(self, request: PendingRequest, waiting: Waiting) -> bytes:
         answers = await self._collect(request.method, waiting)

@@ -22,6 +22,7 @@ a template matches) answer ``{"by": LABEL, "method", "params"}``, where LABEL is
 ``--label=`` (default ``line``); an unknown item gets -32602. A subscribe is
 followed by ``notifications/resources/updated`` for its URI. A list it was
 given no names for gets -32601, as from a server without that capability.
+``--ttl=N`` and ``--scope=S`` put ``ttlMs`` and ``cacheScope`` on every list page.
 ``--mute`` answers nothing at all (a hung server).
 ``--ignore-eof`` keeps it running after stdin closes (a server that needs SIGTERM);
 ``--ignore-term`` also ignores SIGTERM (one that needs SIGKILL).
@@ -73,6 +74,10 @@ def page(method: str, params: dict[str, object]) -> dict[str, object]:
     result: dict[str, object] = {key: [{member: n} for n in listed[start : start + 2]]}
     if start + 2 < len(listed):
         result["nextCursor"] = str(start + 2)
+    if option("ttl"):
+        result["ttlMs"] = int(option("ttl"))
+    if option("scope"):
+        result["cacheScope"] = option("scope")
     return result
 
 
