@@ -271,7 +271,7 @@ class Gateway:
         # 2026-07-28 it belongs to a subscriptions/listen stream.
         if self._era != "legacy":
             return
-        changed = ["tools"]  # always, as before prompts and resources were merged
+        changed = ["tools"]  # for every server; prompts and resources if it ever had some
         if PROMPTS.key in member.offered:
             changed.append("prompts")
         if member.offered & {RESOURCES.key, TEMPLATES.key}:
