@@ -79,22 +79,31 @@ BAD_CALLS = [
     ("decode_row", ("a\tb\tc", ["x", "y"], True, False, NONE)),
     ("decode_row", ("1\t[oops", ["x", "y"], True, True, NONE)),
     ("decode_row", ("1\t2\t3", ["x"], False, False, NONE)),
-    ("encode_rows", ([{"a": 1}, {"a": [float("nan")]}], ["a"], False, NONE)),
-    ("encode_rows", ([{"a": 1}, {"a": {3: 4}}], ["a", "b"], True, NONE)),
-    ("encode_rows", ([{"a": 1}, ["a"]], ["a"], False, NONE)),
-    ("encode_rows", ([{"a": 1}], [], False, NONE)),
+    ("encode_table", ([{"a": 1}, {"a": [float("nan")]}], ["a"], [("a",)], None, "\n")),
+    ("encode_table", ([{"a": 1}, {"a": {3: 4}}], ["a", "b"], [("a",), ("b",)], "h", "\n")),
+    ("encode_table", ([{"a": 1}, ["a"]], ["a"], [("a",)], None, "\n")),
+    ("encode_table", ([{"a": 1}], [], [], None, "\n")),
     ("decode_rows", ("h\n1\t2\n#c\r\n\n3\t[x\n", 2, ["a", "b"], True, False, NONE, 99, 9)),
     ("decode_rows", ("1\t2\t3", 0, ["a", "b"], True, False, NONE, 99, 9)),
     ("decode_rows", ("é\n😀\t2\t3", 0, ["a", "b"], False, False, NONE, 99, 9)),
     ("nest_rows", ([{"a": 1, "a.b": 2}], [("a", (), "a"), ("a.b", ("a",), "b")])),
     ("nest_rows", ([{"a": 1}, [1]], [("a", (), "a")])),
-    ("encode_table", ([{"a": float("nan")}, [1]], ["a"])),
-    ("encode_table", ([{"a": 1.0}, {"a": 2.0}, {"a": 3.0}, {"a": {4: 5}}], ["a"])),
-    ("encode_table", ([{"a": 1}], [])),
-    ("flatten_rows", ([{"u": {"id": 1}}, {"u": 3}], frozenset(["u"]))),
-    ("flatten_rows", ([{"u": {"id": 1}}, "row"], frozenset(["u"]))),
-    ("flatten_rows", ([{"u": {"id": 1}}, {1: 2}], frozenset(["u"]))),
-    ("flatten_rows", ([{"u": {"id": 1}}, {"u": {2: 3}}], frozenset(["u"]))),
+    ("encode_table", ([{"a": float("nan")}, [1]], ["a"], [("a",)], None, "\n")),
+    (
+        "encode_table",
+        ([{"a": 1.0}, {"a": 2.0}, {"a": 3.0}, {"a": {4: 5}}], ["a"], [("a",)], "", ""),
+    ),
+    ("encode_table", ([{"a": 1}], ["a"], [("a",), ("b",)], None, "\n")),
+    ("encode_table", ([{"a": 1}], ["a"], [()], None, "\n")),
+    ("encode_table", ([{"a": 1}], ["a"], [("a", ["b"])], None, "\n")),
+    ("encode_table", ([{"a": 1}], ["a"], [("a",)], b"head", "\n")),
+    # A row whose path meets a non-object fails before an earlier row's bad cell.
+    ("encode_table", ([{"u": {"id": float("nan")}}, {"u": 3}], ["u.id"], [("u", "id")], None, "")),
+    ("encode_table", ([{"u": {"id": 1}}, "row"], ["u.id"], [("u", "id")], None, "\n")),
+    ("encode_table", ([{"u": {2: float("inf")}}], ["u.2"], [("u", 2)], None, "\n")),
+    ("dict_column", ([{"a": {}}, ["a"]], "a")),
+    ("constant_columns", ([{"a": 1}, {"a": 1}], [None])),
+    ("constant_columns", ([{"a": {}}, {"a": {}}], [("a", ["x"])])),
 ]
 
 
@@ -189,17 +198,23 @@ def test_escape_unescape_agree_on_long_text(s: str) -> None:
 
 
 ROWS = st.lists(st.dictionaries(st.sampled_from(["f0", "f1", "f2"]), json_values(3)), max_size=5)
+FIELDS = ["f0", "f1", "f2"]
+FLAT_PATHS = [("f0",), ("f1",), ("f2",)]
+
+
+def table_outcome(module: Any, rows: Any, fields: Any, paths: Any, head: Any = None) -> Any:
+    return outcome(module.encode_table, rows, fields, paths, head, " t=1\n")
 
 
 @need_ext
-@given(ROWS, st.booleans(), st.frozensets(st.sampled_from(["f0", "f1"])))
-def test_encode_rows_agrees(rows: list[dict[str, Any]], empty_null: bool, floats: Any) -> None:
-    fields = ["f0", "f1", "f2"]
-    ext = outcome(_speedups.encode_rows, rows, fields, empty_null, floats)
-    assert ext == outcome(_speedups_py.encode_rows, rows, fields, empty_null, floats)
-    if ext[0] == "ok":  # a table is its rows, each line as encode_row writes it
-        lines = [_speedups.encode_row(r, fields, empty_null, floats) for r in rows]
-        assert _speedups.encode_rows(rows, fields, empty_null, floats) == "\n".join(lines)
+@given(ROWS, st.one_of(st.none(), st.sampled_from(["GCX1 tool=t fields=a", "h\xe9", "h\u0100"])))
+def test_encode_table_agrees(rows: list[dict[str, Any]], head: str | None) -> None:
+    ext = table_outcome(_speedups, rows, FIELDS, FLAT_PATHS, head)
+    assert ext == table_outcome(_speedups_py, rows, FIELDS, FLAT_PATHS, head)
+    if ext[0] == "ok" and rows:  # a table is its rows, each line as encode_row writes it
+        text, empty_null, floats = _speedups.encode_table(rows, FIELDS, FLAT_PATHS, None, "")
+        lines = [_speedups.encode_row(r, FIELDS, empty_null, floats) for r in rows]
+        assert text == "\n".join(lines)
 
 
 # 1-byte text only, so the extension writes the whole table through its byte buffer.
@@ -217,18 +232,38 @@ LATIN1_VALUES = st.one_of(
 
 @need_ext
 @given(
-    st.lists(st.dictionaries(st.sampled_from(["f0", "f1", "f2"]), LATIN1_VALUES), max_size=5),
-    st.booleans(),
-    st.frozensets(st.sampled_from(["f0", "f1"])),
+    st.lists(st.dictionaries(st.sampled_from(FIELDS), LATIN1_VALUES), max_size=5),
+    st.sampled_from([None, "h", "h\xe9"]),
 )
-def test_encode_rows_agrees_on_latin1(
-    rows: list[dict[str, Any]], empty_null: bool, floats: Any
-) -> None:
-    fields = ["f0", "f1", "f2"]
-    ext = _speedups.encode_rows(rows, fields, empty_null, floats)
-    assert ext == _speedups_py.encode_rows(rows, fields, empty_null, floats)
-    lines = [_speedups.encode_row(r, fields, empty_null, floats) for r in rows]
-    assert ext == "\n".join(lines)
+def test_encode_table_agrees_on_latin1(rows: list[dict[str, Any]], head: str | None) -> None:
+    ext = _speedups.encode_table(rows, FIELDS, FLAT_PATHS, head, "\n")
+    assert ext == _speedups_py.encode_table(rows, FIELDS, FLAT_PATHS, head, "\n")
+    # The same str, down to its internal kind (an ASCII string flagged Latin-1 would differ).
+    assert ext[0].isascii() == all(ord(c) < 128 for c in ext[0])
+
+
+# Nested rows read by path: members missing, objects absent, non-objects on the way,
+# held (None) columns, and paths that share prefixes or end where another goes on.
+MEMBER = st.sampled_from(["a", "b", "c"])
+NESTED_VALUES = st.one_of(
+    st.sampled_from([None, 1, 2.0, -3.0, 4.0, "x", "\xe9", "\U0001f600", True, 0.5]),
+    st.dictionaries(MEMBER, st.sampled_from([None, 1, 2.0, "y", "\t#", "\r"]), max_size=3),
+    st.just([1]),
+)
+NESTED_ROWS = st.lists(st.dictionaries(MEMBER, NESTED_VALUES, max_size=3), max_size=20)
+PATHS = st.lists(
+    st.one_of(st.none(), st.lists(MEMBER, min_size=1, max_size=3).map(tuple)),
+    min_size=1,
+    max_size=5,
+)
+
+
+@need_ext
+@given(NESTED_ROWS, PATHS, st.sampled_from([None, "h"]))
+def test_encode_table_agrees_on_paths(rows: list[dict[str, Any]], paths: Any, head: Any) -> None:
+    fields = [".".join(p) if p else "held" for p in paths]
+    ext = table_outcome(_speedups, rows, fields, paths, head)
+    assert ext == table_outcome(_speedups_py, rows, fields, paths, head)
 
 
 STYLED = st.sampled_from([None, 1, 2.0, -3.0, 4.0, 0.5, 1e16, "x", "é", "😀", True, [1]])
@@ -239,13 +274,10 @@ STYLED = st.sampled_from([None, 1, 2.0, -3.0, 4.0, 0.5, 1e16, "x", "é", "😀",
     st.lists(st.dictionaries(st.sampled_from(["f0", "f1", "f2", "f3"]), STYLED), max_size=40),
     st.sampled_from([["f0", "f1", "f2", "f3"], ["f0", "f1", "f2"], ["f0", "f0", "f1", "f2", "f3"]]),
 )
-def test_encode_table_agrees(rows: list[dict[str, Any]], fields: list[str]) -> None:
-    ext = outcome(_speedups.encode_table, rows, fields)
-    assert ext == outcome(_speedups_py.encode_table, rows, fields)
-    if ext[0] == "ok":  # the style scan_style picks, and the text encode_rows writes with it
-        style = _speedups.scan_style(rows, fields)
-        text = _speedups.encode_rows(rows, fields, *style)
-        assert _speedups.encode_table(rows, fields) == (text, *style)
+def test_encode_table_agrees_on_styles(rows: list[dict[str, Any]], fields: list[str]) -> None:
+    paths = [(f,) for f in fields]
+    ext = table_outcome(_speedups, rows, fields, paths, "h")
+    assert ext == table_outcome(_speedups_py, rows, fields, paths, "h")
 
 
 @need_ext
@@ -256,15 +288,45 @@ def test_encode_table_agrees(rows: list[dict[str, Any]], fields: list[str]) -> N
         [{"a": None, "b": None}] * 16 + [{"a": 1}] * 30,  # empty=null only early
         [{"a": "x"}] * 16 + [{"a": 2.0, "b": 3.0}] * 3,  # float= only later
         [{"a": 2.0}] * 16 + [{"a": 3}],  # float= broken by a late int
+        [{"a": 2.0, "b": "x"}] * 16 + [{"a": 3.0, "b": "\u0100"}] * 4,  # wide text, late
     ],
-    ids=["null-late", "null-early", "float-late", "int-late"],
+    ids=["null-late", "null-early", "float-late", "int-late", "wide-late"],
 )
 def test_encode_table_when_the_first_rows_mislead(rows: list[dict[str, Any]]) -> None:
     fields = ["a", "b"]
-    ext = _speedups.encode_table(rows, fields)
-    assert ext == _speedups_py.encode_table(rows, fields)
-    style = _speedups_py.scan_style(rows, fields)
-    assert ext == (_speedups_py.encode_rows(rows, fields, *style), *style)
+    paths = [("a",), ("b",)]
+    ext = _speedups.encode_table(rows, fields, paths, "h", "\n")
+    assert ext == _speedups_py.encode_table(rows, fields, paths, "h", "\n")
+    _, empty_null, floats = ext
+    assert (empty_null, floats) == _speedups_py.scan_style(rows, fields)
+
+
+@need_ext
+@given(st.lists(st.dictionaries(MEMBER, NESTED_VALUES, max_size=3), max_size=6), MEMBER)
+def test_dict_column_agrees(rows: list[dict[str, Any]], name: str) -> None:
+    assert outcome(_speedups.dict_column, rows, name) == outcome(
+        _speedups_py.dict_column, rows, name
+    )
+
+
+CONSTANT_VALUES = st.sampled_from(
+    [None, 1, 1.0, -0.0, 0.0, True, False, "x", float("nan"), 2**70, [1], {"a": 1}]
+)
+
+
+@need_ext
+@given(
+    st.lists(
+        st.dictionaries(
+            MEMBER, st.one_of(CONSTANT_VALUES, st.dictionaries(MEMBER, CONSTANT_VALUES))
+        ),
+        max_size=5,
+    ),
+    st.lists(st.lists(MEMBER, min_size=1, max_size=2).map(tuple), max_size=4),
+)
+def test_constant_columns_agrees(rows: list[dict[str, Any]], paths: Any) -> None:
+    ext = outcome(_speedups.constant_columns, rows, paths)
+    assert ext == outcome(_speedups_py.constant_columns, rows, paths)
 
 
 STYLE_VALUES = st.sampled_from([None, 1, 2.0, -3.0, 1e16, 0.5, "x", True, float("nan")])
@@ -324,18 +386,3 @@ def test_decode_rows_agrees(
     args = (text, start, fields, *flags, max_line, brackets)
     ext = outcome(_speedups.decode_rows, *args)
     assert ext == outcome(_speedups_py.decode_rows, *args)
-
-
-LEAF = st.integers(0, 3)
-# Objects nested up to three deep, as flat= groups are.
-NESTED = st.dictionaries(
-    PARTS,
-    st.one_of(LEAF, st.dictionaries(PARTS, st.one_of(LEAF, st.dictionaries(PARTS, LEAF)))),
-)
-
-
-@need_ext
-@given(st.lists(NESTED, max_size=4), st.frozensets(st.sampled_from(["a", "b", "a.b", "b.a"])))
-def test_flatten_rows_agrees(rows: list[dict[str, Any]], groups: frozenset[str]) -> None:
-    ext = outcome(_speedups.flatten_rows, rows, groups)
-    assert ext == outcome(_speedups_py.flatten_rows, rows, groups)

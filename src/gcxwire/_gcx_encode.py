@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import heapq
-import math
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from ._common import ABSENT, path_join
+from ._common import path_join
 from ._gcx_model import (
     _CONTROL,
     _EMPTY,
@@ -22,11 +21,11 @@ from ._gcx_model import (
     _VALUE,
 )
 from ._impl import (
+    constant_columns,
+    dict_column,
     encode_row,
-    encode_rows,
     encode_table,
     escape,
-    flatten_rows,
     format_cell,
     scan_style,
     shared_keys,
@@ -36,7 +35,6 @@ from .errors import EncodeError, EncodeTypeError, EncodeValueError
 # A column that holds one scalar in this many rows or more is written once, in
 # the header (`fields=a,kind=type`); see docs/wire-format.md §5.
 _CONSTANT_ROWS = 2
-_SCALARS = frozenset({str, int, float, bool, type(None)})
 
 
 def _tool_text(tool: str) -> str:
@@ -71,6 +69,13 @@ def _header_line(
     pairs: Iterable[tuple[str, str]],
     constants: dict[str, str] | None = None,
 ) -> str:
+    return _header_start(tool_text, fields, constants) + _meta_text(pairs) + "\n"
+
+
+def _header_start(
+    tool_text: str, fields: Sequence[str], constants: dict[str, str] | None = None
+) -> str:
+    # A header line up to its meta pairs: `GCX1 tool=... fields=...`.
     if constants:
         names = ",".join(
             escape(_name_text(f) + "=" + constants[f]) if f in constants else escape(_name_text(f))
@@ -78,8 +83,11 @@ def _header_line(
         )
     else:
         names = ",".join(escape(_name_text(f)) for f in fields)
-    meta = "".join(f" {k}={v}" for k, v in pairs)
-    return f"GCX1 tool={tool_text} fields={names}{meta}\n"
+    return f"GCX1 tool={tool_text} fields={names}"
+
+
+def _meta_text(pairs: Iterable[tuple[str, str]]) -> str:
+    return "".join(f" {k}={v}" for k, v in pairs)
 
 
 def _meta_pair(key: str, value: Any, path: str) -> tuple[str, str] | None:
@@ -194,42 +202,54 @@ def _style_pairs(
     return pairs
 
 
+Path = tuple[str, ...]
+
+
 def _flat_plan(
-    rows: Sequence[dict[str, Any]], fields: Sequence[str], prefix: str
-) -> tuple[list[str], list[str]]:
-    """Columns with nested objects spread out: (dotted fields, flattened groups).
+    rows: Sequence[dict[str, Any]], fields: Sequence[str], prefix: str, path: Path
+) -> tuple[list[str], list[str], list[Path]]:
+    """Columns with nested objects spread out: (dotted fields, flattened groups, key paths).
 
     A column is spread when every row holds an object there, its members form a
     clean table, and no sibling name starts with ``column.`` (so no two dotted
-    names can collide). Group names are dot-free keys joined by dots.
+    names can collide). Group names are dot-free keys joined by dots; a dotted
+    field's path is the keys that lead to its value (``user.id``: user, id).
     """
     flat: list[str] = []
     groups: list[str] = []
+    paths: list[Path] = []
     for name in fields:
         members: list[str] | None = None
+        values: list[dict[str, Any]] | None = None
         if (
             name  # an empty group name cannot be listed in `flat=` (readers skip it)
             and "." not in name
             and prefix.count(".") < _FLAT_DEPTH
-            and all(type(row.get(name)) is dict for row in rows)  # stops at the first non-object
             and not any(f.startswith(name + ".") for f in fields)
         ):
-            values: list[Any] = [row[name] for row in rows]
-            try:
-                members = _table_fields(values, "$")
-            except EncodeError:  # a bad key: the JSON cell will report it with its path
-                members = None
-        if members is None:
+            values = dict_column(rows, name)  # None unless every row holds an object there
+            if values is not None:
+                try:
+                    members = _table_fields(values, "$")
+                except EncodeError:  # a bad key: the JSON cell will report it with its path
+                    members = None
+        if members is None or values is None:
             flat.append(prefix + name)
+            paths.append((*path, name))
             continue
         groups.append(prefix + name)
-        sub_flat, sub_groups = _flat_plan(values, members, f"{prefix}{name}.")
+        sub_flat, sub_groups, sub_paths = _flat_plan(
+            values, members, f"{prefix}{name}.", (*path, name)
+        )
         flat.extend(sub_flat)
         groups.extend(sub_groups)
-    return flat, groups
+        paths.extend(sub_paths)
+    return flat, groups, paths
 
 
-def _constants(rows: Sequence[dict[str, Any]], fields: Sequence[str]) -> dict[str, str]:
+def _constants(
+    rows: Sequence[dict[str, Any]], fields: Sequence[str], paths: Sequence[Path]
+) -> dict[str, str]:
     """Columns that hold one scalar in every row: name -> its cell text, written once.
 
     Only texts a header can carry (no whitespace, no comma) qualify, and one
@@ -237,26 +257,14 @@ def _constants(rows: Sequence[dict[str, Any]], fields: Sequence[str]) -> dict[st
     """
     if len(rows) < _CONSTANT_ROWS:
         return {}
-    first, rest = rows[0], rows[1:]
     found: dict[str, str] = {}
-    for name in fields:
-        value = first.get(name, ABSENT)
-        kind = type(value)
-        if kind not in _SCALARS:
+    for k, value in constant_columns(rows, paths).items():
+        try:
+            text = format_cell(value)
+        except EncodeError:  # NaN or infinity: the row writer reports it with its path
             continue
-        for row in rest:  # a varying column stops at its first difference
-            other = row.get(name, ABSENT)
-            if type(other) is not kind or other != value:
-                break
-            if kind is float and math.copysign(1.0, other) != math.copysign(1.0, value):
-                break  # 0.0 == -0.0, but they are different values
-        else:
-            try:
-                text = format_cell(value)
-            except EncodeError:  # NaN or infinity: the row writer reports it with its path
-                continue
-            if "," not in text and not _SPACE.search(escape(text)):
-                found[name] = text
+        if "," not in text and not _SPACE.search(escape(text)):
+            found[fields[k]] = text
     # Reference decoders give cells to fields by position, so a constant column
     # before the last cell keeps an empty cell in every row; only the trailing
     # run of constant columns leaves the rows entirely. An empty cell still
@@ -281,32 +289,37 @@ def _costly(text: str) -> bool:
 
 
 def _table(
-    rows: Sequence[dict[str, Any]], fields: list[str], path: str
-) -> tuple[list[str], list[tuple[str, str]], list[str], dict[str, str]]:
-    """One table section: its fields, control pairs, row lines and constant columns."""
+    rows: Sequence[dict[str, Any]], fields: list[str], path: str, tool_text: str | None = None
+) -> tuple[list[str], list[tuple[str, str]], str, dict[str, str]]:
+    """One table section: its fields, control pairs, rows text and constant columns.
+
+    With ``tool_text`` the text is the whole section, header line first (it is
+    written with the rows, so a large payload is built once).
+    """
     pairs: list[tuple[str, str]] = []
+    paths: list[Path] = [(f,) for f in fields]
     if len(rows) > 1:
-        flat, groups = _flat_plan(rows, fields, "")
-        if groups:
-            rows, fields = flatten_rows(rows, frozenset(groups)), flat
+        flat, groups, flat_paths = _flat_plan(rows, fields, "", ())
+        if groups:  # nested members are read by path: no flattened copy of the rows
+            fields, paths = flat, flat_paths
             pairs.append((_FLAT, ",".join(escape(escape(g)) for g in groups)))
-    constants = _constants(rows, fields)
-    cells = fields
-    if constants:
-        rows = [{k: v for k, v in row.items() if k not in constants} for row in rows]
-        while cells[-1] in constants:  # the trailing run leaves the rows entirely
-            cells = cells[:-1]
+    constants = _constants(rows, fields, paths)
+    cells: list[str] = fields
+    cell_paths: list[Path | None] = list(paths)
+    if constants:  # their cells stay empty: None paths
+        cell_paths = [None if f in constants else p for f, p in zip(fields, paths, strict=True)]
+        n = len(fields)
+        while fields[n - 1] in constants:  # the trailing run leaves the rows entirely
+            n -= 1
+        cells, cell_paths = fields[:n], cell_paths[:n]
+    head = None if tool_text is None else _header_start(tool_text, fields, constants)
     try:  # the style _style would pick, and the rows written in it (lines joined by LF)
-        text, empty_null, floats = encode_table(rows, cells)
-        inner = [f for f in cells if f in constants]
-        if empty_null and inner:  # their cells stay empty: an empty cell is null here
-            rows = [{**row, **dict.fromkeys(inner)} for row in rows]
-            text = encode_rows(rows, cells, empty_null, floats)
+        text, empty_null, floats = encode_table(
+            rows, cells, cell_paths, head, _meta_text(pairs) + "\n"
+        )
     except EncodeError as exc:
         raise exc.relocated(path) from None
-    # The LF is its own element, so the payload's final LF drops without a copy.
-    body = [text, "\n"] if text else []
-    return fields, [*_style_pairs(fields, empty_null, floats), *pairs], body, constants
+    return fields, [*_style_pairs(fields, empty_null, floats), *pairs], text, constants
 
 
 def _write_value(out: list[str], tool_text: str, value: Any) -> None:
@@ -365,10 +378,11 @@ def _write_object(out: list[str], tool_text: str, obj: dict[str, Any]) -> None:
     for seg in segments:
         if isinstance(seg, tuple):
             key, fields = seg
-            fields, pairs, body, constants = _table(obj[key], fields, path_join("$", key))
+            fields, pairs, text, constants = _table(obj[key], fields, path_join("$", key))
             pairs.extend([*waiting, (_OF, escape(key))])
             waiting = []
-            sections.append((fields, pairs, body, constants))
+            # The LF is its own element, so the payload's final LF drops without a copy.
+            sections.append((fields, pairs, [text, "\n"], constants))
             last_table = pairs
             continue
         meta = [_meta_pair(k, v, path_join("$", k)) for k, v in seg]
@@ -401,9 +415,7 @@ def _encode_typed(value: Any, tool: str) -> str:
         if fields is None:
             _write_value(out, tool_text, value)
         else:
-            fields, pairs, body, constants = _table(value, fields, "$")
-            out.append(_header_line(tool_text, fields, pairs, constants))
-            out.extend(body)
+            return _table(value, fields, "$", tool_text)[2]  # the whole payload
     else:
         _write_value(out, tool_text, value)
     # Like a JSON text, a payload ends without a newline; every decoder accepts that.

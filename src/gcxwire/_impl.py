@@ -28,13 +28,13 @@ else:
 
         USE_EXTENSIONS = False
 
+constant_columns = _twin.constant_columns
 decode_row = _twin.decode_row
 decode_rows = _twin.decode_rows
+dict_column = _twin.dict_column
 encode_row = _twin.encode_row
-encode_rows = _twin.encode_rows
 encode_table = _twin.encode_table
 escape = _twin.escape
-flatten_rows = _twin.flatten_rows
 format_cell = _twin.format_cell
 nest_rows = _twin.nest_rows
 parse_cell = _twin.parse_cell
@@ -51,11 +51,11 @@ __all__ = [
     "parse_cell",
     "encode_row",
     "decode_row",
-    "encode_rows",
     "decode_rows",
     "scan_style",
     "shared_keys",
     "nest_rows",
-    "flatten_rows",
     "encode_table",
+    "dict_column",
+    "constant_columns",
 ]

@@ -11,13 +11,6 @@ def encode_row(
 def decode_row(
     line: str, fields: Sequence[str], typed: bool, empty_null: bool, floats: frozenset[str], /
 ) -> dict[str, Any]: ...
-def encode_rows(
-    rows: Iterable[dict[str, Any]],
-    fields: Sequence[str],
-    empty_null: bool,
-    floats: frozenset[str],
-    /,
-) -> str: ...
 def scan_style(
     rows: Iterable[dict[str, Any]], fields: Sequence[str], /
 ) -> tuple[bool, frozenset[str]]: ...
@@ -36,7 +29,15 @@ def shared_keys(rows: Iterable[Any], /) -> tuple[str, ...] | None: ...
 def nest_rows(
     rows: Iterable[dict[str, Any]], plan: Iterable[tuple[str, tuple[str, ...], str]], /
 ) -> list[dict[str, Any]]: ...
-def flatten_rows(rows: Iterable[Any], groups: frozenset[str], /) -> list[dict[str, Any]]: ...
 def encode_table(
-    rows: Iterable[dict[str, Any]], fields: Sequence[str], /
+    rows: Iterable[dict[str, Any]],
+    fields: Sequence[str],
+    paths: Sequence[tuple[Any, ...] | None],
+    head: str | None,
+    tail: str,
+    /,
 ) -> tuple[str, bool, frozenset[str]]: ...
+def dict_column(rows: Iterable[dict[str, Any]], name: str, /) -> list[dict[str, Any]] | None: ...
+def constant_columns(
+    rows: Sequence[dict[str, Any]], paths: Sequence[tuple[Any, ...]], /
+) -> dict[int, Any]: ...

@@ -18,6 +18,7 @@ import orjson
 from cpython.long cimport PyLong_AsLongLongAndOverflow, PyLong_FromLongLong
 from cpython.mem cimport PyMem_Free, PyMem_Malloc, PyMem_Realloc
 from cpython.object cimport PyObject_Repr, PyObject_Str
+from cpython.ref cimport PyObject
 from cpython.unicode cimport (
     PyUnicode_1BYTE_KIND,
     PyUnicode_DATA,
@@ -48,13 +49,13 @@ __all__ = [
     "parse_cell",
     "encode_row",
     "decode_row",
-    "encode_rows",
     "decode_rows",
     "scan_style",
     "shared_keys",
     "nest_rows",
-    "flatten_rows",
     "encode_table",
+    "dict_column",
+    "constant_columns",
 ]
 
 cdef object _ABSENT = ABSENT
@@ -432,22 +433,29 @@ cdef str _compact_float(double f):
     return repr(f)
 
 
-cdef str _row_line(
-    dict row, tuple fields, bint empty_null, frozenset floats, list cells, Py_ssize_t index
+cdef object _HELD = object()  # the cell of a column held in the header: always empty
+
+
+cdef str _line(
+    list values, tuple fields, bint empty_null, frozenset floats, list cells, Py_ssize_t index
 ):
-    # One row line; errors name the row as `$[index]`, or `$` for index -1.
+    # The row line of one value per field (_ABSENT: no value, _HELD: always empty);
+    # errors name the row as `$[index]`, or `$` for index -1.
     cdef str first, cell
-    cdef Py_ssize_t last = len(fields) - 1
+    cdef Py_ssize_t last = len(fields) - 1, i
     cdef str absent = u"\\" if empty_null else u""
     cdef str null = u"" if empty_null else u"null"
     cdef bint any_floats = bool(floats)
     del cells[:]
-    for field in fields:
-        value = row.get(field, _ABSENT)
+    for i in range(last + 1):
+        field = fields[i]
+        value = values[i]
         if value is _ABSENT:
             cells.append(absent)
         elif value is None:
             cells.append(null)
+        elif value is _HELD:
+            cells.append(u"")
         elif any_floats and type(value) is float and field in floats and isfinite(<double>value):
             cells.append(_compact_float(value))
         else:
@@ -468,7 +476,7 @@ cdef str _row_line(
     elif not first and last == 0:
         cells[0] = u"null" if empty_null else u"\\"
     if (<str>cells[last]).endswith(u"\r"):  # only a string's text can end in a raw CR
-        cells[last] = _escape(dumps_cell(row[fields[last]]))
+        cells[last] = _escape(dumps_cell(values[last]))
     return u"\t".join(cells)
 
 
@@ -487,21 +495,18 @@ def encode_row(dict row, fields, bint empty_null, frozenset floats, /):
     cdef tuple fs = tuple(fields)
     if not fs:
         raise ValueError("A row needs at least one field")
-    return _row_line(row, fs, empty_null, floats, [], -1)
+    return _line([row.get(f, _ABSENT) for f in fs], fs, empty_null, floats, [], -1)
 
 
-# ------------------------------------------------ whole tables into one byte buffer
-#
-# Most tables are Latin-1 text (the 1-byte string kind): their rows are written
-# straight into one growing byte buffer, cell by cell, with no string object per
-# cell or per row. The first cell that is not 1-byte text sends the whole table
-# to the list-of-cells path (_row_line) instead; both write the same text.
+
+# ---------------------------------------------------------------- byte buffers
 
 
 cdef struct _Buf:
     Py_UCS1 *data
     Py_ssize_t len
     Py_ssize_t cap
+    bint wide  # a byte above 127 was written: the text is Latin-1, not ASCII
 
 
 cdef int _reserve(_Buf *b, Py_ssize_t extra) except -1:
@@ -586,26 +591,31 @@ cdef bint _put_text(_Buf *b, str s) except -1:
     # A str already in cell form (an escaped literal); False if it is not 1-byte text.
     if PyUnicode_KIND(s) != PyUnicode_1BYTE_KIND:
         return False
+    if not PyUnicode_IS_ASCII(s):
+        b.wide = True
     _put(b, PyUnicode_DATA(s), len(s))
     return True
 
 
 cdef bint _put_str_cell(_Buf *b, str s) except -1:
     # What _format_str writes, straight into the buffer; False if s is not 1-byte text.
-    cdef Py_ssize_t n = len(s)
+    # The guards look at the raw text: one holding a backslash, TAB or LF is
+    # never a number or a literal, escaped or not.
+    cdef Py_ssize_t n = len(s), i
     cdef const Py_UCS1 *d
-    cdef Py_UCS1 c
+    cdef Py_UCS1 *o
+    cdef Py_UCS1 c, u
     if n == 0:
         _put(b, b'""', 2)
         return True
     if PyUnicode_KIND(s) != PyUnicode_1BYTE_KIND:
         return False
+    if not PyUnicode_IS_ASCII(s):
+        b.wide = True
     d = <const Py_UCS1 *>PyUnicode_DATA(s)
     c = d[0]
     if c == 34 or c == 91 or c == 123:  # " [ {
         _put_byte(b, 92)
-    elif memchr(d, 92, n) != NULL or memchr(d, 9, n) != NULL or memchr(d, 10, n) != NULL:
-        pass  # the escaped text holds a backslash: no number or literal can match it
     elif (c == 45 or _digit(c)) and _is_number(PyUnicode_1BYTE_KIND, <void *>d, 0, n):
         _put_byte(b, 92)
     elif (c == 116 or c == 102 or c == 110) and (n == 4 or n == 5):
@@ -618,53 +628,281 @@ cdef bint _put_str_cell(_Buf *b, str s) except -1:
         if s == u"null":
             _put(b, b"n\\ull", 5)
             return True
-    _put_escaped(b, d, n)
+    if n > 32:  # long text: memchr and memcpy
+        _put_escaped(b, d, n)
+        return True
+    _reserve(b, 2 * n)  # short text: one pass, cheaper than three memchr calls
+    o = b.data + b.len
+    for i in range(n):
+        u = d[i]
+        if u <= 92 and (u == 92 or u == 9 or u == 10):
+            o[0] = 92
+            o[1] = 116 if u == 9 else (110 if u == 10 else 92)
+            o += 2
+        else:
+            o[0] = u
+            o += 1
+    b.len = o - b.data
     return True
 
 
+# --------------------------------------------------------- reading rows by path
+
+
+cdef extern from "Python.h":
+    int _dict_next "PyDict_Next"(PyObject *d, Py_ssize_t *pos, PyObject **key, PyObject **value)
+    PyObject *_dict_get "PyDict_GetItemWithError"(PyObject *d, PyObject *key)
+    bint _is_dict "PyDict_Check"(PyObject *o)
+    PyObject *_err_occurred "PyErr_Occurred"()
+    PyObject **_tuple_items "PySequence_Fast_ITEMS"(PyObject *o)
+    void _incref "Py_INCREF"(PyObject *o)
+    void _xdecref "Py_XDECREF"(PyObject *o)
+
+
+cdef class _Columns:
+    # A table's column paths compiled for reading rows. Each distinct path
+    # prefix is a group (the row itself is group 0; groups come after their
+    # parent) whose member keys take consecutive slots; a row is read by
+    # walking each group's dict once (see gather). Slots own their values.
+    cdef Py_ssize_t ncols, ngroups, nslots
+    cdef list members  # per group: its member keys (keeps the key objects alive)
+    cdef Py_ssize_t *col_slot  # per column: the slot it reads, -1 for a held column
+    cdef Py_ssize_t *g_parent  # per group: the slot holding its dict (-1: the row)
+    cdef Py_ssize_t *g_first  # per group: its first slot
+    cdef Py_ssize_t *g_count  # per group: its number of members
+    cdef PyObject **keys  # per slot: its member key (borrowed from members)
+    cdef PyObject **slots  # per slot: the current row's value (owned), or NULL if absent
+
+    def __cinit__(self):
+        self.ncols = self.ngroups = self.nslots = 0
+        self.col_slot = self.g_parent = self.g_first = self.g_count = NULL
+        self.keys = self.slots = NULL
+
+    def __dealloc__(self):
+        self.release()
+        PyMem_Free(self.col_slot)
+        PyMem_Free(self.g_parent)
+        PyMem_Free(self.g_first)
+        PyMem_Free(self.g_count)
+        PyMem_Free(self.keys)
+        PyMem_Free(self.slots)
+
+    cdef int build(self, paths) except -1:
+        cdef dict prefixes = {(): 0}
+        cdef list members = [[]], parents = [None], refs = []
+        cdef Py_ssize_t g, d, s, pg
+        cdef tuple p
+        for path in paths:
+            if path is None:
+                refs.append(None)
+                continue
+            p = tuple(path)
+            if not p:
+                raise ValueError("A column path needs at least one key")
+            g = 0
+            for d in range(len(p)):
+                key = p[d]
+                hash(key)  # an unhashable key fails here, before any row is read
+                if key not in members[g]:
+                    (<list>members[g]).append(key)
+                if d == len(p) - 1:
+                    refs.append((g, key))
+                    break
+                sub = prefixes.get(p[: d + 1])
+                if sub is None:
+                    sub = prefixes[p[: d + 1]] = len(members)
+                    members.append([])
+                    parents.append((g, key))
+                g = sub
+        self.members = members
+        self.ncols = len(refs)
+        self.ngroups = len(members)
+        self.nslots = sum([len(m) for m in members])
+        self.col_slot = <Py_ssize_t *>PyMem_Malloc((self.ncols + 1) * sizeof(Py_ssize_t))
+        self.g_parent = <Py_ssize_t *>PyMem_Malloc(self.ngroups * sizeof(Py_ssize_t))
+        self.g_first = <Py_ssize_t *>PyMem_Malloc(self.ngroups * sizeof(Py_ssize_t))
+        self.g_count = <Py_ssize_t *>PyMem_Malloc(self.ngroups * sizeof(Py_ssize_t))
+        self.keys = <PyObject **>PyMem_Malloc((self.nslots + 1) * sizeof(PyObject *))
+        self.slots = <PyObject **>PyMem_Malloc((self.nslots + 1) * sizeof(PyObject *))
+        if (
+            self.col_slot == NULL or self.g_parent == NULL or self.g_first == NULL
+            or self.g_count == NULL or self.keys == NULL or self.slots == NULL
+        ):
+            raise MemoryError()
+        s = 0
+        for g in range(self.ngroups):
+            self.g_first[g] = s
+            self.g_count[g] = len(<list>members[g])
+            for key in <list>members[g]:
+                self.keys[s] = <PyObject *>key
+                self.slots[s] = NULL
+                s += 1
+        for g in range(self.ngroups):
+            if g == 0:
+                self.g_parent[g] = -1
+            else:
+                pg, key = parents[g]
+                self.g_parent[g] = self.g_first[pg] + (<list>members[pg]).index(key)
+        for d in range(self.ncols):
+            ref = refs[d]
+            if ref is None:
+                self.col_slot[d] = -1
+            else:
+                g, key = ref
+                self.col_slot[d] = self.g_first[g] + (<list>members[g]).index(key)
+        return 0
+
+    cdef int gather(self, object row, Py_ssize_t index) except -1:
+        # Every slot's value in this row (the slots must be released). A group's
+        # dict whose keys come in the expected order is read by one walk with
+        # pointer compares (keys of rows built alike are the same objects);
+        # members not met that way are looked up.
+        cdef Py_ssize_t g, j, n, first, pos
+        cdef PyObject *d
+        cdef PyObject *k
+        cdef PyObject *v
+        for g in range(self.ngroups):
+            if g == 0:
+                d = <PyObject *>row
+            else:
+                d = self.slots[self.g_parent[g]]
+                if d == NULL:
+                    continue  # an absent object: its members are absent too
+                if not _is_dict(d):
+                    raise TypeError(f"Row {index} holds a non-object where a column path goes on")
+            first = self.g_first[g]
+            n = self.g_count[g]
+            pos = 0
+            j = 0
+            # Keys beside the expected ones are passed over: a dict holds a key
+            # once, so one met by identity cannot be missed among them.
+            while j < n and _dict_next(d, &pos, &k, &v):
+                if k == self.keys[first + j]:
+                    _incref(v)
+                    self.slots[first + j] = v
+                    j += 1
+            while j < n:
+                v = _dict_get(d, self.keys[first + j])
+                if v == NULL:
+                    if _err_occurred() != NULL:
+                        return -1
+                else:
+                    _incref(v)
+                self.slots[first + j] = v
+                j += 1
+        return 0
+
+    cdef void release(self):
+        cdef Py_ssize_t s
+        cdef PyObject *v
+        if self.slots == NULL:
+            return
+        for s in range(self.nslots):
+            v = self.slots[s]
+            self.slots[s] = NULL
+            _xdecref(v)
+
+    cdef list values(self):
+        # The current row as encode_row's value list (_ABSENT, _HELD).
+        cdef list out = []
+        cdef Py_ssize_t c, s
+        for c in range(self.ncols):
+            s = self.col_slot[c]
+            if s < 0:
+                out.append(_HELD)
+            elif self.slots[s] == NULL:
+                out.append(_ABSENT)
+            else:
+                out.append(<object>self.slots[s])
+        return out
+
+
 cdef struct _Stats:
-    # What scan_style counts, gathered while writing in the plain style.
+    # What decides a table's style, counted over its cells.
     Py_ssize_t nulls
     Py_ssize_t absent
-    Py_ssize_t *integral  # per field: integral floats within 1e15
-    char *has_int  # per field: an int was seen
-    bint valid  # False when a row has keys outside the fields
+    Py_ssize_t *integral  # per column: integral floats within 1e15
+    char *has_int  # per column: an int was seen
 
 
-cdef bint _put_row(
-    _Buf *b, dict row, tuple fields, bint empty_null, frozenset floats,
-    Py_ssize_t *starts, Py_ssize_t *ends, Py_ssize_t index, _Stats *stats,
-) except -1:
-    # One row line with its LF, as _row_line writes it; False (buffer left dirty)
-    # when a cell is not 1-byte text. With stats, also counts what scan_style does.
-    cdef Py_ssize_t nf = len(fields), i, last, row_start = b.len, shift = 0, missing = 0
+cdef void _count(_Columns cols, _Stats *st):
+    cdef Py_ssize_t c, s
+    cdef PyObject *v
     cdef double f
-    cdef bint any_floats = bool(floats)
+    for c in range(cols.ncols):
+        s = cols.col_slot[c]
+        v = NULL if s < 0 else cols.slots[s]
+        if v == NULL:
+            st.absent += 1
+        elif v == <PyObject *>None:
+            st.nulls += 1
+        elif type(<object>v) is float:
+            f = <double>(<object>v)
+            if -1e15 < f < 1e15 and f == <double>(<long long>f):
+                st.integral[c] += 1
+        elif type(<object>v) is int:
+            st.has_int[c] = 1
+
+
+cdef tuple _pick(_Stats *st, tuple fields):
+    # (empty_null, floats) from the counts.
+    cdef Py_ssize_t c
+    floats = frozenset(
+        [fields[c] for c in range(len(fields)) if st.integral[c] >= 3 and not st.has_int[c]]
+    )
+    return st.nulls > st.absent + 3, floats
+
+
+cdef void _zero(_Stats *st, Py_ssize_t n):
+    cdef Py_ssize_t c
+    st.nulls = st.absent = 0
+    for c in range(n):
+        st.integral[c] = 0
+        st.has_int[c] = 0
+
+
+# ------------------------------------------------ whole tables into one byte buffer
+#
+# Most tables are Latin-1 text (the 1-byte string kind): their rows are written
+# straight into one growing byte buffer, cell by cell, with no string object per
+# cell or per row. The first cell that is not 1-byte text sends the whole table
+# to the list-of-cells path (_line) instead; both write the same text.
+
+
+cdef bint _put_cells(
+    _Buf *b, _Columns cols, tuple fields, bint empty_null, const char *floatcol,
+    Py_ssize_t *starts, Py_ssize_t *ends, Py_ssize_t index,
+) except -1:
+    # The gathered row's line with its LF, as _line writes it; False (buffer
+    # left dirty) when a cell is not 1-byte text.
+    cdef Py_ssize_t nf = cols.ncols, i, s, last, row_start = b.len, shift = 0
     cdef long long v
     cdef int overflow = 0
     cdef str cell
+    cdef PyObject *p
     for i in range(nf):
         if i:
             _put_byte(b, 9)
         starts[i] = b.len
-        field = fields[i]
-        value = row.get(field, _ABSENT)
-        t = type(value)
-        if value is _ABSENT:
-            missing += 1
+        s = cols.col_slot[i]
+        if s < 0:  # a held column: always empty
+            ends[i] = b.len
+            continue
+        p = cols.slots[s]
+        if p == NULL:
             if empty_null:
                 _put_byte(b, 92)
-        elif value is None:
-            if stats != NULL:
-                stats.nulls += 1
+            ends[i] = b.len
+            continue
+        value = <object>p
+        t = type(value)
+        if value is None:
             if not empty_null:
                 _put(b, b"null", 4)
         elif t is str:
             if not _put_str_cell(b, <str>value):
                 return False
         elif t is int:
-            if stats != NULL:
-                stats.has_int[i] = 1
             v = PyLong_AsLongLongAndOverflow(value, &overflow)
             if overflow == 0:
                 _put_int(b, v)
@@ -675,11 +913,7 @@ cdef bint _put_row(
         elif value is False:
             _put(b, b"false", 5)
         elif t is float and isfinite(<double>value):
-            if stats != NULL:
-                f = value
-                if -1e15 < f < 1e15 and f == <double>(<long long>f):
-                    stats.integral[i] += 1
-            if any_floats and field in floats:
+            if floatcol[i]:
                 _put_text(b, _compact_float(value))
             else:
                 _put_text(b, PyObject_Repr(value))
@@ -689,15 +923,12 @@ cdef bint _put_row(
                 try:
                     cell = format_cell(value)
                 except EncodeError as exc:
-                    at = u"$" if index < 0 else f"$[{index}]"
-                    raise exc.relocated(path_join("$", field)).relocated(at) from None
+                    raise exc.relocated(path_join("$", fields[i])).relocated(
+                        f"$[{index}]"
+                    ) from None
             if not _put_text(b, cell):
                 return False
         ends[i] = b.len
-    if stats != NULL:
-        stats.absent += missing
-        if nf - missing != len(row):
-            stats.valid = False
     last = nf - 1
     while last > 0 and ends[last] == starts[last]:
         last -= 1  # decoders pad a short row with empty cells
@@ -721,10 +952,36 @@ cdef bint _put_row(
             _put_byte(b, 92)
     if b.data[b.len - 1] == 13:  # only a string's text can end in a raw CR
         b.len = row_start if last == 0 else starts[last] + shift
-        if not _put_text(b, _escape(dumps_cell(row[fields[last]]))):
+        if not _put_text(b, _escape(dumps_cell(<object>cols.slots[cols.col_slot[last]]))):
             return False
     _put_byte(b, 10)
     return True
+
+
+cdef bint _write_rows(
+    _Buf *b, rows, _Columns cols, tuple fields, bint empty_null, frozenset floats,
+    char *floatcol, Py_ssize_t *starts, _Stats *st,
+) except -1:
+    # Every row line into b, each with its LF; False when a cell is not 1-byte
+    # text. With st, every row's cells are counted (also after such a cell).
+    cdef Py_ssize_t i, c, nf = cols.ncols
+    cdef bint ok = True
+    b.len = 0
+    b.wide = False
+    for c in range(nf):
+        floatcol[c] = fields[c] in floats
+    for i in range(len(rows)):
+        cols.gather(rows[i], i)
+        try:
+            if st != NULL:
+                _count(cols, st)
+            if ok:
+                ok = _put_cells(b, cols, fields, empty_null, floatcol, starts, starts + nf, i)
+                if not ok and st == NULL:
+                    return False
+        finally:
+            cols.release()
+    return ok
 
 
 # One byte buffer kept between calls: a fresh multi-megabyte buffer per table
@@ -740,37 +997,135 @@ _scratch.cap = 0
 cdef Py_ssize_t _SCRATCH_KEEP = 16 << 20
 
 
-cdef str _encode_rows_bytes(
-    rows, tuple fs, bint empty_null, frozenset floats, _Stats *stats = NULL
-):
-    # The whole table through one byte buffer, or None when a cell is not 1-byte text.
+cdef str _style_text(bint empty_null, frozenset floats, tuple fields):
+    cdef str text = u" empty=null" if empty_null else u""
+    if floats:
+        text += u" float=" + u",".join([_escape(_escape(f)) for f in fields if f in floats])
+    return text
+
+
+cdef str _assemble(_Buf *b, object head, str style, str tail):
+    # The rows in b (their last LF dropped) after head, style and tail, in one
+    # new string: the payload is copied once, not built and then joined.
+    cdef Py_ssize_t n = b.len - 1 if b.len else 0, at = 0
+    cdef Py_UCS4 top = 255 if b.wide else 127
+    cdef str out
+    cdef Py_UCS1 *o
+    if head is None:
+        return PyUnicode_FromKindAndData(PyUnicode_1BYTE_KIND, b.data, n)
+    for part in (head, style, tail):
+        if PyUnicode_KIND(<str>part) != PyUnicode_1BYTE_KIND:
+            return u"".join(
+                [head, style, tail, PyUnicode_FromKindAndData(PyUnicode_1BYTE_KIND, b.data, n)]
+            )
+        if PyUnicode_MAX_CHAR_VALUE(<str>part) > top:
+            top = 255
+    out = PyUnicode_New(len(<str>head) + len(style) + len(tail) + n, top)
+    o = <Py_UCS1 *>PyUnicode_DATA(out)
+    for part in (head, style, tail):
+        memcpy(o + at, PyUnicode_DATA(<str>part), len(<str>part))
+        at += len(<str>part)
+    memcpy(o + at, b.data, n)
+    return out
+
+
+def encode_table(rows, fields, paths, head, str tail, /):
+    """A table's row lines in the style its cells call for: ``(text, empty_null, floats)``.
+
+    The cell of column ``i`` is the value at ``paths[i]``: ``("user", "id")``
+    reads ``row["user"]["id"]`` (a member missing on the way is absent; a
+    non-object on the way is a TypeError). A ``None`` path is a column held in
+    the header: its cell is empty in every row and counts as absent. Every
+    row's cells are read before any row is written.
+
+    The style: ``empty=null`` when the cells hold more than 3 more nulls than
+    absent cells; a float column holds no int and at least three integral
+    floats (within 1e15). Rows are written as :func:`encode_row` writes them,
+    joined by LF (no final LF); error paths start at the row: ``$[3].name``.
+
+    With ``head`` not None the text is the whole section: ``head``, then the
+    style pairs (`` empty=null``, `` float=a,b``), ``tail`` (which ends the
+    header line), then the rows.
+
+    Written in one pass in the style of the first 16 rows, and again only when
+    the whole table picks another.
+    """
     global _scratch_busy, _scratch
+    cdef tuple fs = tuple(fields)
+    cdef Py_ssize_t nf = len(fs), i = 0, n
+    cdef _Columns cols
+    cdef _Stats st
     cdef _Buf own
     cdef _Buf *b = &own
-    cdef bint shared = not _scratch_busy
-    cdef Py_ssize_t nf = len(fs), i = 0
-    cdef Py_ssize_t *starts = <Py_ssize_t *>PyMem_Malloc(2 * nf * sizeof(Py_ssize_t))
-    if starts == NULL:
-        raise MemoryError()
+    cdef bint shared = False, ok
+    cdef Py_ssize_t *starts = NULL
+    cdef char *floatcol = NULL
+    cdef list lines, cells
+    if head is not None and not isinstance(head, str):
+        raise TypeError(f"head must be a str or None, not {type(head).__name__}")
+    if not isinstance(rows, (list, tuple)):
+        rows = list(rows)
+    for row in rows:
+        if not isinstance(row, dict):
+            raise TypeError(f"Row {i} is a {type(row).__name__}, not a dict")
+        i += 1
+    if not fs:
+        raise ValueError("A row needs at least one field")
+    if len(paths) != nf:
+        raise ValueError("Every field needs a path (or None)")
+    cols = _Columns.__new__(_Columns)
+    cols.build(paths)
+    n = len(rows)
     own.data = NULL
-    own.len = 0
-    own.cap = 0
-    if shared:
-        _scratch_busy = True
-        b = &_scratch
-        b.len = 0
+    own.len = own.cap = 0
+    own.wide = False
+    st.integral = <Py_ssize_t *>PyMem_Malloc(nf * sizeof(Py_ssize_t))
+    st.has_int = <char *>PyMem_Malloc(nf)
+    floatcol = <char *>PyMem_Malloc(nf)
+    starts = <Py_ssize_t *>PyMem_Malloc(2 * nf * sizeof(Py_ssize_t))
+    failed = None
     try:
+        if st.integral == NULL or st.has_int == NULL or floatcol == NULL or starts == NULL:
+            raise MemoryError()
+        if not _scratch_busy:
+            _scratch_busy = shared = True
+            b = &_scratch
         _reserve(b, 4096)
-        for row in rows:
-            if not isinstance(row, dict):
-                raise TypeError(f"Row {i} is a {type(row).__name__}, not a dict")
-            if not _put_row(b, <dict>row, fs, empty_null, floats, starts, starts + nf, i, stats):
-                return None
-            i += 1
-        if b.len:
-            b.len -= 1  # the last row's LF: lines are joined, not terminated
-        return PyUnicode_FromKindAndData(PyUnicode_1BYTE_KIND, b.data, b.len)
+        try:
+            _zero(&st, nf)
+            for i in range(16 if n > 16 else n):  # the style to write in
+                cols.gather(rows[i], i)
+                _count(cols, &st)
+                cols.release()
+            empty_null, floats = _pick(&st, fs)
+            _zero(&st, nf)
+            ok = _write_rows(b, rows, cols, fs, empty_null, floats, floatcol, starts, &st)
+            style = _pick(&st, fs)
+            if ok and style == (empty_null, floats):
+                return _assemble(b, head, _style_text(empty_null, floats, fs), tail), empty_null, floats
+            empty_null, floats = style
+            if ok:  # the first rows misled: write again in the table's style
+                _write_rows(b, rows, cols, fs, empty_null, floats, floatcol, starts, NULL)
+                return _assemble(b, head, _style_text(empty_null, floats, fs), tail), empty_null, floats
+            lines = []
+            cells = []
+            for i in range(n):
+                cols.gather(rows[i], i)
+                try:
+                    lines.append(_line(cols.values(), fs, empty_null, floats, cells, i))
+                finally:
+                    cols.release()
+            text = u"\n".join(lines)
+            if head is not None:
+                text = head + _style_text(empty_null, floats, fs) + tail + text
+            return text, empty_null, floats
+        except Exception as exc:
+            failed = exc
     finally:
+        cols.release()
+        PyMem_Free(st.integral)
+        PyMem_Free(st.has_int)
+        PyMem_Free(floatcol)
         PyMem_Free(starts)
         if not shared:
             PyMem_Free(own.data)
@@ -780,79 +1135,11 @@ cdef str _encode_rows_bytes(
                 PyMem_Free(_scratch.data)
                 _scratch.data = NULL
                 _scratch.cap = 0
-
-
-def encode_rows(rows, fields, bint empty_null, frozenset floats, /):
-    """Every row line of a table joined by LF (no final LF): :func:`encode_row` per row.
-
-    Error paths start at the row: ``$[3].name``.
-    """
-    cdef tuple fs = tuple(fields)
-    cdef list lines = []
-    cdef list cells = []
-    cdef Py_ssize_t i = 0
-    if not fs:
-        raise ValueError("A row needs at least one field")
-    if not isinstance(rows, (list, tuple)):
-        rows = list(rows)  # a table may be written twice (see below)
-    cdef str text = _encode_rows_bytes(rows, fs, empty_null, floats)
-    if text is not None:
-        return text
-    for row in rows:
-        if not isinstance(row, dict):
-            raise TypeError(f"Row {i} is a {type(row).__name__}, not a dict")
-        lines.append(_row_line(<dict>row, fs, empty_null, floats, cells, i))
-        i += 1
-    return u"\n".join(lines)
-
-
-def encode_table(rows, fields, /):
-    """A table's rows in the style :func:`scan_style` picks: ``(text, empty_null, floats)``.
-
-    The same as ``encode_rows(rows, fields, *scan_style(rows, fields))``, but
-    written in one pass that also does the scan: in the style of the first 16
-    rows, written again only when the whole table picks another.
-    """
-    cdef tuple fs = tuple(fields)
-    cdef Py_ssize_t nf = len(fs), i = 0, k
-    cdef _Stats stats
-    cdef str text = None
-    if not isinstance(rows, (list, tuple)):
-        rows = list(rows)
-    for row in rows:
-        if not isinstance(row, dict):
-            raise TypeError(f"Row {i} is a {type(row).__name__}, not a dict")
-        i += 1
-    if not fs:
-        raise ValueError("A row needs at least one field")
-    if len(set(fs)) == nf:
-        stats.nulls = stats.absent = 0
-        stats.valid = True
-        stats.integral = <Py_ssize_t *>PyMem_Malloc(nf * sizeof(Py_ssize_t))
-        stats.has_int = <char *>PyMem_Malloc(nf)
-        if stats.integral == NULL or stats.has_int == NULL:
-            PyMem_Free(stats.integral)
-            PyMem_Free(stats.has_int)
-            raise MemoryError()
-        try:
-            for k in range(nf):
-                stats.integral[k] = 0
-                stats.has_int[k] = 0
-            guess = scan_style(rows[:16], fs)
-            text = _encode_rows_bytes(rows, fs, guess[0], guess[1], &stats)
-            if text is not None and stats.valid:
-                empty_null = stats.nulls > stats.absent + 3
-                floats = frozenset(
-                    [fs[k] for k in range(nf) if stats.integral[k] >= 3 and not stats.has_int[k]]
-                )
-                if empty_null == guess[0] and floats == guess[1]:
-                    return text, empty_null, floats
-                return encode_rows(rows, fs, empty_null, floats), empty_null, floats
-        finally:
-            PyMem_Free(stats.integral)
-            PyMem_Free(stats.has_int)
-    empty_null, floats = scan_style(rows, fs)
-    return encode_rows(rows, fs, empty_null, floats), empty_null, floats
+    # Every row is read before any is written: a row whose paths fail comes first.
+    for i in range(n):
+        cols.gather(rows[i], i)
+        cols.release()
+    raise failed
 
 
 def scan_style(rows, fields, /):
@@ -881,13 +1168,17 @@ def scan_style(rows, fields, /):
     return nulls > absent + 3, floats
 
 
+
 def shared_keys(rows, /):
     """The keys every row has, in the same order, when all rows are dicts with str keys.
 
     None otherwise (also for no rows): the caller then merges key orders itself.
     """
     cdef tuple first = None
-    cdef Py_ssize_t n = 0, i
+    cdef Py_ssize_t n = 0, i, pos
+    cdef PyObject *k
+    cdef PyObject *v
+    cdef PyObject **ref
     for row in rows:
         if type(row) is not dict:
             return None
@@ -900,48 +1191,77 @@ def shared_keys(rows, /):
             continue
         if len(<dict>row) != n:
             return None
+        # Keys of rows built alike are the same objects: compare pointers, and
+        # only unequal pointers by value.
+        ref = _tuple_items(<PyObject *>first)
+        pos = 0
         i = 0
-        for key in <dict>row:
-            ref = first[i]
-            if key is not ref and key != ref:
+        while _dict_next(<PyObject *>row, &pos, &k, &v):
+            if k != ref[i] and not (<object>k == <object>ref[i]):
                 return None
             i += 1
     return first
 
 
-cdef void _flatten(dict row, frozenset groups, str prefix, dict out, dict names) except *:
-    # names caches prefix -> {key: prefix + key}: one dotted string per column, not per row.
-    cdef dict known = None
-    for key, value in row.items():
-        if not prefix and type(key) is str:
-            name = key
-        else:
-            if known is None:
-                known = names.get(prefix)
-                if known is None:
-                    known = names[prefix] = {}
-            name = known.get(key) if type(key) is str else None
-            if name is None:
-                name = prefix + key
-                known[key] = name
-        if name in groups:
-            _flatten(<dict?>value, groups, name + u".", out, names)
-        else:
-            out[name] = value
-
-
-def flatten_rows(rows, frozenset groups, /):
-    """Spread nested objects over dotted keys: ``{"u": {"id": 1}}`` -> ``{"u.id": 1}``.
-
-    Only the members named in ``groups`` (dotted paths) are spread, in place.
-    """
+def dict_column(rows, name, /):
+    """``[row[name] for row in rows]`` when every row holds an exact dict there, else None."""
     cdef list out = []
-    cdef dict flat, names = {}
     for row in rows:
-        flat = {}
-        _flatten(<dict?>row, groups, u"", flat, names)
-        out.append(flat)
+        value = row.get(name)
+        if type(value) is not dict:
+            return None
+        out.append(value)
     return out
+
+
+cdef object _walk(object row, tuple path):
+    # The value at path, or _ABSENT when a member is missing or a non-object is met.
+    for key in path:
+        if not isinstance(row, dict):
+            return _ABSENT
+        row = row.get(key, _ABSENT)
+    return row
+
+
+def constant_columns(rows, paths, /):
+    """The columns that hold one scalar in every row: column index -> that value.
+
+    A scalar is an exact str, int, float, bool or None; the same means the same
+    type and an equal value (a float also of the same sign: 0.0 and -0.0 differ).
+    A path that meets a non-object or a missing member is not constant.
+    """
+    cdef dict found = {}
+    cdef Py_ssize_t k = 0, i, n = len(rows)
+    cdef double a = 0, f
+    cdef bint same
+    if not rows:
+        return found
+    first = rows[0]
+    for path in paths:
+        p = tuple(path)
+        value = _walk(first, p)
+        kind = type(value)
+        if not (kind is str or kind is int or kind is float or kind is bool or value is None):
+            k += 1
+            continue
+        same = True
+        if kind is float:
+            a = value
+        for i in range(1, n):  # a varying column stops at its first difference
+            other = _walk(rows[i], p)
+            if type(other) is not kind:
+                same = False
+            elif kind is float:
+                f = other
+                same = f == a and math.copysign(1.0, f) == math.copysign(1.0, a)
+            else:
+                same = other is value or other == value
+            if not same:
+                break
+        if same:
+            found[k] = value
+        k += 1
+    return found
 
 
 def nest_rows(rows, plan, /):

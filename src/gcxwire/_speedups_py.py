@@ -29,13 +29,13 @@ __all__ = [
     "parse_cell",
     "encode_row",
     "decode_row",
-    "encode_rows",
     "decode_rows",
     "scan_style",
     "shared_keys",
     "nest_rows",
-    "flatten_rows",
     "encode_table",
+    "dict_column",
+    "constant_columns",
 ]
 
 _UNESCAPED = {"t": "\t", "n": "\n"}
@@ -172,15 +172,25 @@ def encode_row(
     """
     if not fields:
         raise ValueError("A row needs at least one field")
+    return _line([row.get(f, ABSENT) for f in fields], fields, empty_null, floats)
+
+
+# A cell of a column held in the header: empty in every row (see encode_table).
+_HELD = object()
+
+
+def _line(
+    values: list[Any], fields: Sequence[str], empty_null: bool, floats: frozenset[str]
+) -> str:
+    # The row line of one value per field (ABSENT: no value; _HELD: always empty).
     absent = "\\" if empty_null else ""
     null = "" if empty_null else "null"
     cells: list[str] = []
-    for field in fields:
-        value = row.get(field, ABSENT)
+    for field, value in zip(fields, values):
         if value is ABSENT:
             cells.append(absent)
-        elif value is None:
-            cells.append(null)
+        elif value is None or value is _HELD:
+            cells.append("" if value is _HELD else null)
         elif floats and type(value) is float and field in floats and math.isfinite(value):
             cells.append(_compact_float(value))
         else:
@@ -196,7 +206,7 @@ def encode_row(
     elif not first and len(cells) == 1:
         cells[0] = "null" if empty_null else "\\"
     if cells[-1].endswith("\r"):  # only a string's text can end in a raw CR
-        cells[-1] = escape(dumps_cell(row[fields[len(cells) - 1]]))
+        cells[-1] = escape(dumps_cell(values[len(cells) - 1]))
     return "\t".join(cells)
 
 
@@ -249,30 +259,6 @@ def _as_float(text: str, n: int) -> float | int:
     # (only a foreign payload can hold one here) stays an int.
     f = float(text)
     return f if math.isfinite(f) else n
-
-
-def encode_rows(
-    rows: Iterable[dict[str, Any]],
-    fields: Sequence[str],
-    empty_null: bool,
-    floats: frozenset[str],
-    /,
-) -> str:
-    """Every row line of a table joined by LF (no final LF): :func:`encode_row` per row.
-
-    Error paths start at the row: ``$[3].name``.
-    """
-    if not fields:
-        raise ValueError("A row needs at least one field")
-    lines: list[str] = []
-    for i, row in enumerate(rows):
-        if not isinstance(row, dict):
-            raise TypeError(f"Row {i} is a {type(row).__name__}, not a dict")
-        try:
-            lines.append(encode_row(row, fields, empty_null, floats))
-        except EncodeError as exc:
-            raise exc.relocated(f"$[{i}]") from None
-    return "\n".join(lines)
 
 
 def scan_style(
@@ -396,47 +382,146 @@ def nest_rows(
     return out
 
 
-def _flatten(row: dict[str, Any], groups: frozenset[str], prefix: str, out: dict[str, Any]) -> None:
-    for key, value in row.items():
-        name = prefix + key
-        if name in groups:
+def _gather(row: dict[str, Any], paths: Sequence[tuple[Any, ...] | None], i: int) -> list[Any]:
+    # One value per column: a path walks nested objects, an absent member is ABSENT.
+    values: list[Any] = []
+    for path in paths:
+        if path is None:
+            values.append(_HELD)
+            continue
+        value: Any = row
+        for key in path:
             if not isinstance(value, dict):
-                raise TypeError(f"Expected dict, got {type(value).__name__}")
-            _flatten(value, groups, name + ".", out)
-        else:
-            out[name] = value
+                raise TypeError(f"Row {i} holds a non-object where a column path goes on")
+            value = value.get(key, ABSENT)
+            if value is ABSENT:
+                break
+        values.append(value)
+    return values
 
 
-def flatten_rows(rows: Iterable[Any], groups: frozenset[str], /) -> list[dict[str, Any]]:
-    """Spread nested objects over dotted keys: ``{"u": {"id": 1}}`` -> ``{"u.id": 1}``.
-
-    Only the members named in ``groups`` (dotted paths) are spread, in place.
-    """
-    out: list[dict[str, Any]] = []
-    for row in rows:
-        if not isinstance(row, dict):
-            raise TypeError(f"Expected dict, got {type(row).__name__}")
-        flat: dict[str, Any] = {}
-        _flatten(row, groups, "", flat)
-        out.append(flat)
-    return out
+def _check_paths(fields: Sequence[str], paths: Sequence[tuple[Any, ...] | None]) -> None:
+    if not fields:
+        raise ValueError("A row needs at least one field")
+    if len(paths) != len(fields):
+        raise ValueError("Every field needs a path (or None)")
+    for path in paths:
+        if path is not None:
+            if not path:
+                raise ValueError("A column path needs at least one key")
+            for key in path:
+                hash(key)  # an unhashable key fails here, before any row is read
 
 
 def encode_table(
-    rows: Iterable[dict[str, Any]], fields: Sequence[str], /
+    rows: Iterable[dict[str, Any]],
+    fields: Sequence[str],
+    paths: Sequence[tuple[Any, ...] | None],
+    head: str | None,
+    tail: str,
+    /,
 ) -> tuple[str, bool, frozenset[str]]:
-    """A table's rows in the style :func:`scan_style` picks: ``(text, empty_null, floats)``.
+    """A table's row lines in the style its cells call for: ``(text, empty_null, floats)``.
 
-    The same as ``encode_rows(rows, fields, *scan_style(rows, fields))``, but
-    written in one pass that also does the scan: in the style of the first 16
-    rows, written again only when the whole table picks another. (This twin
-    simply scans, then writes.)
+    The cell of column ``i`` is the value at ``paths[i]``: ``("user", "id")``
+    reads ``row["user"]["id"]`` (a member missing on the way is absent; a
+    non-object on the way is a TypeError). A ``None`` path is a column held in
+    the header: its cell is empty in every row and counts as absent. Every
+    row's cells are read before any row is written.
+
+    The style: ``empty=null`` when the cells hold more than 3 more nulls than
+    absent cells; a float column holds no int and at least three integral
+    floats (within 1e15). Rows are written as :func:`encode_row` writes them,
+    joined by LF (no final LF); error paths start at the row: ``$[3].name``.
+
+    With ``head`` not None the text is the whole section: ``head``, then the
+    style pairs (`` empty=null``, `` float=a,b``), ``tail`` (which ends the
+    header line), then the rows.
     """
+    if head is not None and not isinstance(head, str):
+        raise TypeError(f"head must be a str or None, not {type(head).__name__}")
     rows = list(rows)
     for i, row in enumerate(rows):
         if not isinstance(row, dict):
             raise TypeError(f"Row {i} is a {type(row).__name__}, not a dict")
-    if not fields:
-        raise ValueError("A row needs at least one field")
-    empty_null, floats = scan_style(rows, fields)
-    return encode_rows(rows, fields, empty_null, floats), empty_null, floats
+    _check_paths(fields, paths)
+    table = [_gather(row, paths, i) for i, row in enumerate(rows)]
+    nulls = absent = 0
+    integral = [0] * len(fields)
+    has_int = [False] * len(fields)
+    for values in table:
+        for k, value in enumerate(values):
+            if value is ABSENT or value is _HELD:
+                absent += 1
+            elif value is None:
+                nulls += 1
+            elif type(value) is float:
+                if value.is_integer() and -1e15 < value < 1e15:
+                    integral[k] += 1
+            elif type(value) is int:
+                has_int[k] = True
+    empty_null = nulls > absent + 3
+    floats = frozenset(f for f, n, i in zip(fields, integral, has_int) if n >= 3 and not i)
+    lines: list[str] = []
+    for i, values in enumerate(table):
+        try:
+            lines.append(_line(values, fields, empty_null, floats))
+        except EncodeError as exc:
+            raise exc.relocated(f"$[{i}]") from None
+    text = "\n".join(lines)
+    if head is not None:
+        style = " empty=null" if empty_null else ""
+        if floats:
+            style += " float=" + ",".join(escape(escape(f)) for f in fields if f in floats)
+        text = head + style + tail + text
+    return text, empty_null, floats
+
+
+def dict_column(rows: Iterable[dict[str, Any]], name: str, /) -> list[dict[str, Any]] | None:
+    """``[row[name] for row in rows]`` when every row holds an exact dict there, else None."""
+    out: list[dict[str, Any]] = []
+    for row in rows:
+        value = row.get(name)
+        if type(value) is not dict:
+            return None
+        out.append(value)
+    return out
+
+
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+
+
+def constant_columns(
+    rows: Sequence[dict[str, Any]], paths: Sequence[tuple[Any, ...]], /
+) -> dict[int, Any]:
+    """The columns that hold one scalar in every row: column index -> that value.
+
+    A scalar is an exact str, int, float, bool or None; the same means the same
+    type and an equal value (a float also of the same sign: 0.0 and -0.0 differ).
+    A path that meets a non-object or a missing member is not constant.
+    """
+    found: dict[int, Any] = {}
+    if not rows:
+        return found
+    for k, path in enumerate(paths):
+        value = _walk(rows[0], path)
+        kind = type(value)
+        if kind not in _SCALARS:
+            continue
+        for row in rows[1:]:  # a varying column stops at its first difference
+            other = _walk(row, path)
+            if type(other) is not kind or other != value:
+                break
+            if kind is float and math.copysign(1.0, other) != math.copysign(1.0, value):
+                break
+        else:
+            found[k] = value
+    return found
+
+
+def _walk(row: Any, path: tuple[Any, ...]) -> Any:
+    for key in path:
+        if not isinstance(row, dict):
+            return ABSENT
+        row = row.get(key, ABSENT)
+    return row
