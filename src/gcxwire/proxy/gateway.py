@@ -239,7 +239,7 @@ class Gateway:
         member.listed.clear()  # its URIs are no longer routed to it
         if self._closing.is_set():
             return
-        log.warning("%s stopped (status %d): its tools are gone", member.alias, status)
+        log.warning("%s stopped (status %d): its items leave the lists", member.alias, status)
         await self._lists_changed(member)
         self._schedule_restart(member)
 
