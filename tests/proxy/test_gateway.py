@@ -80,7 +80,7 @@ def test_tools_are_merged_prefixed_and_routed(tmp_path: Path, mode: str) -> None
             for unknown in ("nope__rows", "srvA__nope", "rows"):
                 with pytest.raises(MCPError) as caught:
                     await client.call_tool(unknown, {})
-                assert caught.value.error.code == -32601
+                assert caught.value.error.code == -32602
 
     asyncio.run(scenario())
 
@@ -168,6 +168,6 @@ def test_a_server_that_cannot_start_does_not_stop_the_others(tmp_path: Path) -> 
             assert "srvA__rows" in names and not any(n.startswith("broken__") for n in names)
             with pytest.raises(MCPError) as caught:
                 await client.call_tool("broken__anything", {})
-            assert caught.value.error.code == -32601
+            assert caught.value.error.code == -32602
 
     asyncio.run(scenario())

@@ -58,7 +58,7 @@ def test_ids_routing_cancellation_and_a_crash(tmp_path: Path) -> None:
             answer = await proxy.recv()
             assert answer["id"] == 10
             await proxy.send(call(11, "a__t", text="gone"))
-            assert (await proxy.recv())["error"]["code"] == -32601
+            assert (await proxy.recv())["error"]["code"] == -32602
             status, _, _ = await proxy.finish()
             assert status == 0
 
@@ -128,7 +128,7 @@ def test_a_server_that_never_answers_is_taken_out(tmp_path: Path) -> None:
             assert started["id"] == 1 and started["result"]["protocolVersion"] == "2025-11-25"
             assert started["result"]["serverInfo"]["name"] == "gcxwire-gateway"
             await proxy.send(call(3, "b__t", text="x"))
-            assert (await answer())["error"]["code"] == -32601  # b was taken out
+            assert (await answer())["error"]["code"] == -32602  # b was taken out
             await proxy.send(call(4, "a__t", text="still serving"))
             served = await answer()
             assert served["id"] == 4

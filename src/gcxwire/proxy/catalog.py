@@ -39,7 +39,6 @@ SEPARATOR = "__"
 # model as tool names (clients show them as slash commands), so no cap there.
 MAX_TOOL_NAME = 64
 INVALID_PARAMS = -32602
-METHOD_NOT_FOUND = -32601
 
 
 @dataclass(frozen=True)
@@ -51,14 +50,13 @@ class ListKind:
     identity: str  # the member that names one item: "name", "uri", "uriTemplate"
     prefixed: bool  # names become alias__name; URIs stay as they are
     noun: str = ""  # for "Unknown prompt: x"
-    unknown_code: int = INVALID_PARAMS
     max_length: int | None = None
 
 
-# The gateway has always answered an unknown tool with -32601; the spec's own
-# code for an unknown prompt name is -32602 (invalid params).
-TOOLS = ListKind("tools/list", "tools", "name", True, "tool", METHOD_NOT_FOUND, MAX_TOOL_NAME)
-PROMPTS = ListKind("prompts/list", "prompts", "name", True, "prompt", INVALID_PARAMS)
+# An unknown tool or prompt name is a protocol error with the spec's code
+# -32602 (invalid params), as MCP servers answer it themselves.
+TOOLS = ListKind("tools/list", "tools", "name", True, "tool", MAX_TOOL_NAME)
+PROMPTS = ListKind("prompts/list", "prompts", "name", True, "prompt")
 RESOURCES = ListKind("resources/list", "resources", "uri", False)
 TEMPLATES = ListKind("resources/templates/list", "resourceTemplates", "uriTemplate", False)
 LIST_KINDS = {kind.method: kind for kind in (TOOLS, PROMPTS, RESOURCES, TEMPLATES)}

@@ -13,8 +13,8 @@ names an item is in :mod:`.catalog`.
   left out with a warning); URIs and URI templates are kept as they are, and a
   URI two servers list is kept once, for the first.
 - ``tools/call alias__tool`` and ``prompts/get alias__prompt`` are sent to that
-  upstream under its own name; an unknown alias, tool or prompt gets -32601
-  (tools) or -32602 (prompts, as the spec says for an invalid prompt name).
+  upstream under its own name; an unknown alias, tool or prompt gets -32602
+  (invalid params, the spec's code for an unknown tool or prompt name).
 - ``resources/read``, ``resources/subscribe``, ``resources/unsubscribe`` go to
   the upstream whose last ``resources/list`` named the URI;
   ``completion/complete`` follows its ``ref``: a prefixed prompt name, or a
@@ -52,6 +52,7 @@ import orjson
 
 from .._version import __version__
 from .catalog import (
+    INVALID_PARAMS,
     LIST_KINDS,
     PROMPTS,
     RESOURCES,
@@ -403,7 +404,7 @@ class Gateway:
 
     @staticmethod
     def _unknown(request: PendingRequest, kind: ListKind, name: str) -> bytes:
-        return error_response(request.id, kind.unknown_code, f"Unknown {kind.noun}: {name}")
+        return error_response(request.id, INVALID_PARAMS, f"Unknown {kind.noun}: {name}")
 
     def _owner(self, kinds: tuple[ListKind, ...], uri: str) -> Member | None:
         """The first running server, in config order, whose last list named ``uri``."""
