@@ -227,6 +227,13 @@ LATIN1_VALUES = st.one_of(
     st.sampled_from([-(2**63), 2**63 - 1, 2**63, -(2**63) - 1, 2**64]),
     st.sampled_from([1.0, -0.0, 3.5, 1e16, 12.0]), LATIN1,
     st.lists(st.integers(0, 9), max_size=2),
+    st.recursive(  # JSON cells, written straight into the buffer when plain
+        st.one_of(st.none(), st.booleans(), st.integers(), st.sampled_from([0.5, 2**64]), LATIN1),
+        lambda inner: st.one_of(
+            st.lists(inner, max_size=3), st.dictionaries(LATIN1, inner, max_size=3)
+        ),
+        max_leaves=6,
+    ),
 )  # fmt: skip
 
 
@@ -240,6 +247,26 @@ def test_encode_table_agrees_on_latin1(rows: list[dict[str, Any]], head: str | N
     assert ext == _speedups_py.encode_table(rows, FIELDS, FLAT_PATHS, head, "\n")
     # The same str, down to its internal kind (an ASCII string flagged Latin-1 would differ).
     assert ext[0].isascii() == all(ord(c) < 128 for c in ext[0])
+
+
+@need_ext
+def test_json_cells_of_every_latin1_char() -> None:
+    text = "".join(map(chr, range(256)))
+    rows = [{"a": [text, {text: text}, -(2**63), 2**63 - 1, None, True, False, [], {}]}]
+    args = (rows, ["a"], [("a",)], None, "")
+    assert _speedups.encode_table(*args) == _speedups_py.encode_table(*args)
+
+
+# Long 1-byte text heavy in escapes: the extension escapes it 16 bytes at a time.
+LONG_LATIN1 = st.text(alphabet=st.sampled_from('ab \\\t\n\r"[{#-1.e\xe9'), max_size=300)
+
+
+@need_ext
+@given(st.lists(st.tuples(LONG_LATIN1, LONG_LATIN1), max_size=4))
+def test_encode_table_agrees_on_long_text(cells: list[tuple[str, str]]) -> None:
+    rows = [{"a": a, "b": [b]} for a, b in cells]
+    args = (rows, ["a", "b"], [("a",), ("b",)], "h", "\n")
+    assert _speedups.encode_table(*args) == _speedups_py.encode_table(*args)
 
 
 # Nested rows read by path: members missing, objects absent, non-objects on the way,

@@ -218,14 +218,16 @@ def _flat_plan(
     flat: list[str] = []
     groups: list[str] = []
     paths: list[Path] = []
+    dotted = {f.split(".", 1)[0] for f in fields if "." in f}  # names some `name.x` field starts
+    deep = prefix.count(".") >= _FLAT_DEPTH
     for name in fields:
         members: list[str] | None = None
         values: list[dict[str, Any]] | None = None
         if (
             name  # an empty group name cannot be listed in `flat=` (readers skip it)
             and "." not in name
-            and prefix.count(".") < _FLAT_DEPTH
-            and not any(f.startswith(name + ".") for f in fields)
+            and not deep
+            and name not in dotted
         ):
             values = dict_column(rows, name)  # None unless every row holds an object there
             if values is not None:
