@@ -121,6 +121,8 @@ def test_compact_json_keeps_big_integers_exact() -> None:
     [
         ("GCX1 tool=t fields=a rows=1\nx", "gcx"),
         ("GCX2 tool=t fields=a", "gcx"),  # the gcx codec reports the unsupported version
+        ("\n\r\nGCX1 tool=t fields=a\nx", "gcx"),  # blank lines before the header
+        ('["$S", "t:v1", "a"]\n[1]', "dcp"),  # dcp-py writes spaced arrays
         ('["$S","t:v1","a","b"]\n[1,2]', "dcp"),
         ('{"total_count":2}\n["$S","t:v1","a"]\n[1]\n[2]', "dcp"),
         ('["$S","t:v1","a"]', "json"),  # one line: a JSON array starting with "$S"

@@ -90,6 +90,8 @@ def detect(text: str) -> Literal["gcx", "dcp", "json"]:
     after one wrapper-metadata object line. A single line is always JSON: a
     JSON array may well start with the string ``"$S"``.
     """
+    # GCX1 readers skip blank lines before the header, as JSON parsers skip whitespace.
+    text = text.lstrip("\r\n")
     if text.startswith("GCX"):
         return "gcx"
     first, newline, rest = text.partition("\n")
