@@ -79,29 +79,32 @@ BAD_CALLS = [
     ("decode_row", ("a\tb\tc", ["x", "y"], True, False, NONE)),
     ("decode_row", ("1\t[oops", ["x", "y"], True, True, NONE)),
     ("decode_row", ("1\t2\t3", ["x"], False, False, NONE)),
-    ("encode_table", ([{"a": 1}, {"a": [float("nan")]}], ["a"], [("a",)], None, "\n")),
-    ("encode_table", ([{"a": 1}, {"a": {3: 4}}], ["a", "b"], [("a",), ("b",)], "h", "\n")),
-    ("encode_table", ([{"a": 1}, ["a"]], ["a"], [("a",)], None, "\n")),
-    ("encode_table", ([{"a": 1}], [], [], None, "\n")),
+    ("encode_table", ([{"a": 1}, {"a": [float("nan")]}], ["a"], [("a",)], None, "\n", None)),
+    ("encode_table", ([{"a": 1}, {"a": {3: 4}}], ["a", "b"], [("a",), ("b",)], "h", "\n", None)),
+    ("encode_table", ([{"a": 1}, ["a"]], ["a"], [("a",)], None, "\n", None)),
+    ("encode_table", ([{"a": 1}], [], [], None, "\n", None)),
     ("decode_rows", ("h\n1\t2\n#c\r\n\n3\t[x\n", 2, ["a", "b"], True, False, NONE, 99, 9)),
     ("decode_rows", ("1\t2\t3", 0, ["a", "b"], True, False, NONE, 99, 9)),
     ("decode_rows", ("é\n😀\t2\t3", 0, ["a", "b"], False, False, NONE, 99, 9)),
     ("nest_rows", ([{"a": 1, "a.b": 2}], [("a", (), "a"), ("a.b", ("a",), "b")])),
     ("nest_rows", ([{"a": 1}, [1]], [("a", (), "a")])),
-    ("encode_table", ([{"a": float("nan")}, [1]], ["a"], [("a",)], None, "\n")),
+    ("encode_table", ([{"a": float("nan")}, [1]], ["a"], [("a",)], None, "\n", None)),
     (
         "encode_table",
-        ([{"a": 1.0}, {"a": 2.0}, {"a": 3.0}, {"a": {4: 5}}], ["a"], [("a",)], "", ""),
+        ([{"a": 1.0}, {"a": 2.0}, {"a": 3.0}, {"a": {4: 5}}], ["a"], [("a",)], "", "", None),
     ),
-    ("encode_table", ([{"a": 1}], ["a"], [("a",), ("b",)], None, "\n")),
-    ("encode_table", ([{"a": 1}], ["a"], [()], None, "\n")),
-    ("encode_table", ([{"a": 1}], ["a"], [("a", ["b"])], None, "\n")),
-    ("encode_table", ([{"a": 1}], ["a"], [("a",)], b"head", "\n")),
+    ("encode_table", ([{"a": 1}], ["a"], [("a",), ("b",)], None, "\n", None)),
+    ("encode_table", ([{"a": 1}], ["a"], [()], None, "\n", None)),
+    ("encode_table", ([{"a": 1}], ["a"], [("a", ["b"])], None, "\n", None)),
+    ("encode_table", ([{"a": 1}], ["a"], [("a",)], b"head", "\n", None)),
     # A row whose path meets a non-object fails before an earlier row's bad cell.
-    ("encode_table", ([{"u": {"id": float("nan")}}, {"u": 3}], ["u.id"], [("u", "id")], None, "")),
-    ("encode_table", ([{"u": {"id": 1}}, "row"], ["u.id"], [("u", "id")], None, "\n")),
-    ("encode_table", ([{"u": {2: float("inf")}}], ["u.2"], [("u", 2)], None, "\n")),
-    ("dict_column", ([{"a": {}}, ["a"]], "a")),
+    (
+        "encode_table",
+        ([{"u": {"id": float("nan")}}, {"u": 3}], ["u.id"], [("u", "id")], None, "", None),
+    ),
+    ("encode_table", ([{"u": {"id": 1}}, "row"], ["u.id"], [("u", "id")], None, "\n", None)),
+    ("encode_table", ([{"u": {2: float("inf")}}], ["u.2"], [("u", 2)], None, "\n", None)),
+    ("dict_column", ([{"a": {}}], ["unhashable"])),
     ("constant_columns", ([{"a": 1}, {"a": 1}], [None])),
     ("constant_columns", ([{"a": {}}, {"a": {}}], [("a", ["x"])])),
 ]
@@ -202,8 +205,10 @@ FIELDS = ["f0", "f1", "f2"]
 FLAT_PATHS = [("f0",), ("f1",), ("f2",)]
 
 
-def table_outcome(module: Any, rows: Any, fields: Any, paths: Any, head: Any = None) -> Any:
-    return outcome(module.encode_table, rows, fields, paths, head, " t=1\n")
+def table_outcome(
+    module: Any, rows: Any, fields: Any, paths: Any, head: Any = None, keys: Any = None
+) -> Any:
+    return outcome(module.encode_table, rows, fields, paths, head, " t=1\n", keys)
 
 
 @need_ext
@@ -212,7 +217,7 @@ def test_encode_table_agrees(rows: list[dict[str, Any]], head: str | None) -> No
     ext = table_outcome(_speedups, rows, FIELDS, FLAT_PATHS, head)
     assert ext == table_outcome(_speedups_py, rows, FIELDS, FLAT_PATHS, head)
     if ext[0] == "ok" and rows:  # a table is its rows, each line as encode_row writes it
-        text, empty_null, floats = _speedups.encode_table(rows, FIELDS, FLAT_PATHS, None, "")
+        text, empty_null, floats = _speedups.encode_table(rows, FIELDS, FLAT_PATHS, None, "", None)
         lines = [_speedups.encode_row(r, FIELDS, empty_null, floats) for r in rows]
         assert text == "\n".join(lines)
 
@@ -243,8 +248,9 @@ LATIN1_VALUES = st.one_of(
     st.sampled_from([None, "h", "h\xe9"]),
 )
 def test_encode_table_agrees_on_latin1(rows: list[dict[str, Any]], head: str | None) -> None:
-    ext = _speedups.encode_table(rows, FIELDS, FLAT_PATHS, head, "\n")
-    assert ext == _speedups_py.encode_table(rows, FIELDS, FLAT_PATHS, head, "\n")
+    ext = _speedups.encode_table(rows, FIELDS, FLAT_PATHS, head, "\n", None)
+    assert ext == _speedups_py.encode_table(rows, FIELDS, FLAT_PATHS, head, "\n", None)
+    assert ext is not None
     # The same str, down to its internal kind (an ASCII string flagged Latin-1 would differ).
     assert ext[0].isascii() == all(ord(c) < 128 for c in ext[0])
 
@@ -253,7 +259,7 @@ def test_encode_table_agrees_on_latin1(rows: list[dict[str, Any]], head: str | N
 def test_json_cells_of_every_latin1_char() -> None:
     text = "".join(map(chr, range(256)))
     rows = [{"a": [text, {text: text}, -(2**63), 2**63 - 1, None, True, False, [], {}]}]
-    args = (rows, ["a"], [("a",)], None, "")
+    args = (rows, ["a"], [("a",)], None, "", None)
     assert _speedups.encode_table(*args) == _speedups_py.encode_table(*args)
 
 
@@ -265,7 +271,7 @@ LONG_LATIN1 = st.text(alphabet=st.sampled_from('ab \\\t\n\r"[{#-1.e\xe9'), max_s
 @given(st.lists(st.tuples(LONG_LATIN1, LONG_LATIN1), max_size=4))
 def test_encode_table_agrees_on_long_text(cells: list[tuple[str, str]]) -> None:
     rows = [{"a": a, "b": [b]} for a, b in cells]
-    args = (rows, ["a", "b"], [("a",), ("b",)], "h", "\n")
+    args = (rows, ["a", "b"], [("a",), ("b",)], "h", "\n", None)
     assert _speedups.encode_table(*args) == _speedups_py.encode_table(*args)
 
 
@@ -296,6 +302,47 @@ def test_encode_table_agrees_on_paths(rows: list[dict[str, Any]], paths: Any, he
 STYLED = st.sampled_from([None, 1, 2.0, -3.0, 4.0, 0.5, 1e16, "x", "é", "😀", True, [1]])
 
 
+# Rows that mostly share one key order, some not; bad cells and bad paths too,
+# since a keys check comes before every error.
+KEYED_ROWS = st.lists(
+    st.sampled_from(["abc", "abc", "abc", "acb", "ab", "abcd", ""]).flatmap(
+        lambda order: st.fixed_dictionaries(
+            {
+                k: st.sampled_from([1, "x", None, 2.0, float("nan"), {"a": 1}, {"a": {}}])
+                for k in order
+            }
+        )
+    ),
+    max_size=24,
+)
+
+
+@need_ext
+@given(
+    KEYED_ROWS,
+    st.sampled_from([("a", "b", "c"), ("a", "c", "b"), ("a", "b")]),
+    st.sampled_from(
+        [[("a",), ("b",), ("c",)], [("a", "a"), ("b",), None], [("c",), ("a",), ("b",)]]
+    ),
+)
+def test_encode_table_agrees_on_keys(rows: list[dict[str, Any]], keys: Any, paths: Any) -> None:
+    fields = ["a", "b", "c"]
+    ext = table_outcome(_speedups, rows, fields, paths, "h", keys)
+    assert ext == table_outcome(_speedups_py, rows, fields, paths, "h", keys)
+    assert (ext == ("ok", "None")) == any(tuple(r) != keys for r in rows)
+
+
+def test_encode_table_keys_take_other_key_objects() -> None:
+    # Keys equal but not the same objects (as a JSON parser may build them) still match.
+    rows = [{"".join(["i", "d"]): 1}, {"".join(["i", "d"]): 2}]
+    for module in (_speedups_py, _speedups) if _speedups else (_speedups_py,):
+        assert module.encode_table(rows, ["id"], [("id",)], None, "", ("id",)) == (
+            "1\n2",
+            False,
+            frozenset(),
+        )
+
+
 @need_ext
 @given(
     st.lists(st.dictionaries(st.sampled_from(["f0", "f1", "f2", "f3"]), STYLED), max_size=40),
@@ -322,14 +369,18 @@ def test_encode_table_agrees_on_styles(rows: list[dict[str, Any]], fields: list[
 def test_encode_table_when_the_first_rows_mislead(rows: list[dict[str, Any]]) -> None:
     fields = ["a", "b"]
     paths = [("a",), ("b",)]
-    ext = _speedups.encode_table(rows, fields, paths, "h", "\n")
-    assert ext == _speedups_py.encode_table(rows, fields, paths, "h", "\n")
+    ext = _speedups.encode_table(rows, fields, paths, "h", "\n", None)
+    assert ext == _speedups_py.encode_table(rows, fields, paths, "h", "\n", None)
+    assert ext is not None
     _, empty_null, floats = ext
     assert (empty_null, floats) == _speedups_py.scan_style(rows, fields)
 
 
 @need_ext
-@given(st.lists(st.dictionaries(MEMBER, NESTED_VALUES, max_size=3), max_size=6), MEMBER)
+@given(
+    st.lists(st.one_of(st.dictionaries(MEMBER, NESTED_VALUES, max_size=3), st.none()), max_size=6),
+    MEMBER,
+)
 def test_dict_column_agrees(rows: list[dict[str, Any]], name: str) -> None:
     assert outcome(_speedups.dict_column, rows, name) == outcome(
         _speedups_py.dict_column, rows, name
@@ -413,3 +464,36 @@ def test_decode_rows_agrees(
     args = (text, start, fields, *flags, max_line, brackets)
     ext = outcome(_speedups.decode_rows, *args)
     assert ext == outcome(_speedups_py.decode_rows, *args)
+
+
+# The encoder's fast path for a list whose rows share the first row's keys
+# must write exactly what the general path (key-order merge first) writes.
+LIST_ROWS = st.lists(
+    st.one_of(
+        st.dictionaries(MEMBER, st.one_of(json_values(3), st.dictionaries(MEMBER, STYLED))),
+        st.sampled_from([None, 1, [1]]),
+    ),
+    max_size=6,
+)
+
+
+@given(st.one_of(LIST_ROWS, LIST_ROWS.map(lambda rows: rows[:1] * 3)))
+def test_uniform_table_writes_what_the_general_path_writes(rows: list[Any]) -> None:
+    from gcxwire import _gcx_encode
+
+    tool = _gcx_encode._tool_text("t")
+    try:
+        fast = _gcx_encode._uniform_table(rows, tool)
+    except Exception as exc:  # then the general path fails the same way
+        fast = f"{type(exc).__name__}: {exc}"
+    if fast is None:
+        return
+    try:
+        fields = _gcx_encode._table_fields(rows, "$")
+        assert fields is not None
+        table = _gcx_encode._section(rows, fields, "$", tool, None)
+        assert table is not None
+        general = table[2]
+    except Exception as exc:
+        general = f"{type(exc).__name__}: {exc}"
+    assert fast == general

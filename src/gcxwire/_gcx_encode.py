@@ -290,13 +290,44 @@ def _costly(text: str) -> bool:
     return not (text.isascii() and text.isalpha() and len(text) <= 8)
 
 
-def _table(
-    rows: Sequence[dict[str, Any]], fields: list[str], path: str, tool_text: str | None = None
-) -> tuple[list[str], list[tuple[str, str]], str, dict[str, str]]:
-    """One table section: its fields, control pairs, rows text and constant columns.
+Table = tuple[list[str], list[tuple[str, str]], str, dict[str, str]]
 
-    With ``tool_text`` the text is the whole section, header line first (it is
-    written with the rows, so a large payload is built once).
+
+def _table(rows: Sequence[dict[str, Any]], fields: list[str], path: str) -> Table:
+    """One table section: its fields, control pairs, rows text and constant columns."""
+    table = _section(rows, fields, path, None, None)
+    assert table is not None  # only a keys check gives None
+    return table
+
+
+def _uniform_table(rows: Sequence[Any], tool_text: str) -> str | None:
+    """The payload of a list whose rows all hold the first row's keys, in its order.
+
+    The common shape, written without a key-order pass of its own: the writer
+    checks each row's keys as it reads them, and None (a row differs, or the
+    first row is no clean table row) sends the list to the general path.
+    """
+    first = rows[0] if rows else None
+    if type(first) is not dict or not first:
+        return None
+    keys = tuple(first)
+    if any(type(k) is not str or _field_text(k) is None for k in keys):
+        return None
+    table = _section(rows, list(keys), "$", tool_text, keys)
+    return None if table is None else table[2]
+
+
+def _section(
+    rows: Sequence[dict[str, Any]],
+    fields: list[str],
+    path: str,
+    tool_text: str | None,
+    keys: tuple[str, ...] | None,
+) -> Table | None:
+    """A table section (see _table); with ``tool_text`` its text holds the header too.
+
+    The header is written with the rows, so a large payload is built once.
+    With ``keys``, None when a row does not hold exactly those keys.
     """
     pairs: list[tuple[str, str]] = []
     paths: list[Path] = [(f,) for f in fields]
@@ -316,11 +347,12 @@ def _table(
         cells, cell_paths = fields[:n], cell_paths[:n]
     head = None if tool_text is None else _header_start(tool_text, fields, constants)
     try:  # the style _style would pick, and the rows written in it (lines joined by LF)
-        text, empty_null, floats = encode_table(
-            rows, cells, cell_paths, head, _meta_text(pairs) + "\n"
-        )
+        written = encode_table(rows, cells, cell_paths, head, _meta_text(pairs) + "\n", keys)
     except EncodeError as exc:
         raise exc.relocated(path) from None
+    if written is None:
+        return None
+    text, empty_null, floats = written
     return fields, [*_style_pairs(fields, empty_null, floats), *pairs], text, constants
 
 
@@ -413,11 +445,16 @@ def _encode_typed(value: Any, tool: str) -> str:
     if isinstance(value, dict):
         _write_object(out, tool_text, value)
     elif isinstance(value, (list, tuple)):
+        text = _uniform_table(value, tool_text)
+        if text is not None:
+            return text
         fields = _table_fields(value, "$")
         if fields is None:
             _write_value(out, tool_text, value)
         else:
-            return _table(value, fields, "$", tool_text)[2]  # the whole payload
+            table = _section(value, fields, "$", tool_text, None)
+            assert table is not None  # only a keys check gives None
+            return table[2]  # the whole payload
     else:
         _write_value(out, tool_text, value)
     # Like a JSON text, a payload ends without a newline; every decoder accepts that.

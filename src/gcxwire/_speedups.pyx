@@ -668,6 +668,7 @@ cdef extern from "Python.h":
     int _dict_next "PyDict_Next"(PyObject *d, Py_ssize_t *pos, PyObject **key, PyObject **value)
     PyObject *_dict_get "PyDict_GetItemWithError"(PyObject *d, PyObject *key)
     bint _is_dict "PyDict_Check"(PyObject *o)
+    Py_ssize_t _dict_size "PyDict_GET_SIZE"(PyObject *o)
     PyObject *_err_occurred "PyErr_Occurred"()
     PyObject **_tuple_items "PySequence_Fast_ITEMS"(PyObject *o)
     # The hot loops look at values through borrowed pointers: no reference
@@ -698,6 +699,10 @@ cdef inline int _raise_if_set() except -1:
     return -1 if _err_occurred() != NULL else 0
 
 
+cdef int _same_key(PyObject *a, PyObject *b) except -1:
+    return 1 if <object>a == <object>b else 0
+
+
 cdef class _Columns:
     # A table's column paths compiled for reading rows. Each distinct path
     # prefix is a group (the row itself is group 0; groups come after their
@@ -711,11 +716,13 @@ cdef class _Columns:
     cdef Py_ssize_t *g_count  # per group: its number of members
     cdef PyObject **keys  # per slot: its member key (borrowed from members)
     cdef PyObject **slots  # per slot: the current row's value (owned), or NULL if absent
+    cdef tuple row_keys  # when not None: the keys every row must hold, in this order
 
     def __cinit__(self):
         self.ncols = self.ngroups = self.nslots = 0
         self.col_slot = self.g_parent = self.g_first = self.g_count = NULL
         self.keys = self.slots = NULL
+        self.row_keys = None
 
     def __dealloc__(self):
         self.release()
@@ -792,14 +799,16 @@ cdef class _Columns:
         return 0
 
     cdef int gather(self, object row, Py_ssize_t index) except -1:
-        # Every slot's value in this row (the slots must be released). A group's
-        # dict whose keys come in the expected order is read by one walk with
-        # pointer compares (keys of rows built alike are the same objects);
-        # members not met that way are looked up.
-        cdef Py_ssize_t g, j, n, first, pos
+        # Every slot's value in this row (the slots must be released); 1 when
+        # the row's keys are not row_keys. A group's dict whose keys come in
+        # the expected order is read by one walk with pointer compares (keys of
+        # rows built alike are the same objects); members not met that way are
+        # looked up.
+        cdef Py_ssize_t g, j, n, first, pos, e, m
         cdef PyObject *d
         cdef PyObject *k
         cdef PyObject *v
+        cdef PyObject **want
         for g in range(self.ngroups):
             if g == 0:
                 d = <PyObject *>row
@@ -813,13 +822,30 @@ cdef class _Columns:
             n = self.g_count[g]
             pos = 0
             j = 0
-            # Keys beside the expected ones are passed over: a dict holds a key
-            # once, so one met by identity cannot be missed among them.
-            while j < n and _dict_next(d, &pos, &k, &v):
-                if k == self.keys[first + j]:
-                    _incref(v)
-                    self.slots[first + j] = v
-                    j += 1
+            if g == 0 and self.row_keys is not None:  # the same walk checks the row's keys
+                want = _tuple_items(<PyObject *>self.row_keys)
+                m = len(self.row_keys)
+                if _dict_size(d) != m:
+                    return 1
+                e = 0
+                while _dict_next(d, &pos, &k, &v):
+                    if e >= m or (k != want[e] and not _same_key(k, want[e])):
+                        return 1
+                    e += 1
+                    if j < n and k == self.keys[first + j]:
+                        _incref(v)
+                        self.slots[first + j] = v
+                        j += 1
+                if e != m:
+                    return 1
+            else:
+                # Keys beside the expected ones are passed over: a dict holds a
+                # key once, so one met by identity cannot be missed among them.
+                while j < n and _dict_next(d, &pos, &k, &v):
+                    if k == self.keys[first + j]:
+                        _incref(v)
+                        self.slots[first + j] = v
+                        j += 1
             while j < n:
                 v = _dict_get(d, self.keys[first + j])
                 if v == NULL:
@@ -830,6 +856,20 @@ cdef class _Columns:
                 self.slots[first + j] = v
                 j += 1
         return 0
+
+    cdef int keys_differ(self, object row) except -1:
+        # 1 when the row's keys are not row_keys (in order), else 0.
+        cdef Py_ssize_t pos = 0, e = 0, m = len(self.row_keys)
+        cdef PyObject *k
+        cdef PyObject *v
+        cdef PyObject **want = _tuple_items(<PyObject *>self.row_keys)
+        if _dict_size(<PyObject *>row) != m:
+            return 1
+        while _dict_next(<PyObject *>row, &pos, &k, &v):
+            if e >= m or (k != want[e] and not _same_key(k, want[e])):
+                return 1
+            e += 1
+        return 0 if e == m else 1
 
     cdef void release(self):
         cdef Py_ssize_t s
@@ -1116,30 +1156,39 @@ cdef bint _put_cells(
     return True
 
 
-cdef bint _write_rows(
+# What _write_rows did.
+cdef enum:
+    _WIDE = 0  # stopped at a cell that is not 1-byte text
+    _WRITTEN = 1
+    _ASKEW = 2  # a row's keys are not the row_keys asked for
+
+
+cdef int _write_rows(
     _Buf *b, rows, _Columns cols, tuple fields, bint empty_null, frozenset floats,
     char *floatcol, Py_ssize_t *starts, _Stats *st,
 ) except -1:
-    # Every row line into b, each with its LF; False when a cell is not 1-byte
-    # text. With st, every row's cells are counted (also after such a cell).
+    # Every row line into b, each with its LF. With st, every row's cells are
+    # counted, also after a cell that is not 1-byte text.
     cdef Py_ssize_t i, c, nf = cols.ncols
-    cdef bint ok = True
+    cdef int outcome = _WRITTEN
     b.len = 0
     b.wide = False
     for c in range(nf):
         floatcol[c] = fields[c] in floats
     for i in range(len(rows)):
-        cols.gather(rows[i], i)
         try:
+            if cols.gather(rows[i], i):
+                return _ASKEW
             if st != NULL:
                 _count(cols, st)
-            if ok:
-                ok = _put_cells(b, cols, fields, empty_null, floatcol, starts, starts + nf, i)
-                if not ok and st == NULL:
-                    return False
+            if outcome == _WRITTEN:
+                if not _put_cells(b, cols, fields, empty_null, floatcol, starts, starts + nf, i):
+                    outcome = _WIDE
+                    if st == NULL:
+                        return _WIDE
         finally:
             cols.release()
-    return ok
+    return outcome
 
 
 # One byte buffer kept between calls: a fresh multi-megabyte buffer per table
@@ -1187,7 +1236,7 @@ cdef str _assemble(_Buf *b, object head, str style, str tail):
     return out
 
 
-def encode_table(rows, fields, paths, head, str tail, /):
+def encode_table(rows, fields, paths, head, str tail, keys, /):
     """A table's row lines in the style its cells call for: ``(text, empty_null, floats)``.
 
     The cell of column ``i`` is the value at ``paths[i]``: ``("user", "id")``
@@ -1205,8 +1254,12 @@ def encode_table(rows, fields, paths, head, str tail, /):
     style pairs (`` empty=null``, `` float=a,b``), ``tail`` (which ends the
     header line), then the rows.
 
-    Written in one pass in the style of the first 16 rows, and again only when
-    the whole table picks another.
+    With ``keys`` not None, every row must be a dict holding exactly these
+    keys in this order; if one is not, the result is None (checked before
+    anything is read, so no error is raised for such a table).
+
+    Written in one pass in the style of the first 16 rows (the keys checked as
+    the rows are read), and again only when the whole table picks another.
     """
     global _scratch_busy, _scratch
     cdef tuple fs = tuple(fields)
@@ -1215,7 +1268,8 @@ def encode_table(rows, fields, paths, head, str tail, /):
     cdef _Stats st
     cdef _Buf own
     cdef _Buf *b = &own
-    cdef bint shared = False, ok
+    cdef bint shared = False
+    cdef int outcome
     cdef Py_ssize_t *starts = NULL
     cdef char *floatcol = NULL
     cdef list lines, cells
@@ -1225,6 +1279,8 @@ def encode_table(rows, fields, paths, head, str tail, /):
         rows = list(rows)
     for row in rows:
         if not isinstance(row, dict):
+            if keys is not None:
+                return None
             raise TypeError(f"Row {i} is a {type(row).__name__}, not a dict")
         i += 1
     if not fs:
@@ -1233,6 +1289,8 @@ def encode_table(rows, fields, paths, head, str tail, /):
         raise ValueError("Every field needs a path (or None)")
     cols = _Columns.__new__(_Columns)
     cols.build(paths)
+    if keys is not None:
+        cols.row_keys = tuple(keys)
     n = len(rows)
     own.data = NULL
     own.len = own.cap = 0
@@ -1252,17 +1310,21 @@ def encode_table(rows, fields, paths, head, str tail, /):
         try:
             _zero(&st, nf)
             for i in range(16 if n > 16 else n):  # the style to write in
-                cols.gather(rows[i], i)
+                if cols.gather(rows[i], i):
+                    return None
                 _count(cols, &st)
                 cols.release()
             empty_null, floats = _pick(&st, fs)
             _zero(&st, nf)
-            ok = _write_rows(b, rows, cols, fs, empty_null, floats, floatcol, starts, &st)
+            outcome = _write_rows(b, rows, cols, fs, empty_null, floats, floatcol, starts, &st)
+            if outcome == _ASKEW:
+                return None
+            cols.row_keys = None  # every row's keys are checked now
             style = _pick(&st, fs)
-            if ok and style == (empty_null, floats):
+            if outcome == _WRITTEN and style == (empty_null, floats):
                 return _assemble(b, head, _style_text(empty_null, floats, fs), tail), empty_null, floats
             empty_null, floats = style
-            if ok:  # the first rows misled: write again in the table's style
+            if outcome == _WRITTEN:  # the first rows misled: write again in the table's style
                 _write_rows(b, rows, cols, fs, empty_null, floats, floatcol, starts, NULL)
                 return _assemble(b, head, _style_text(empty_null, floats, fs), tail), empty_null, floats
             lines = []
@@ -1293,7 +1355,13 @@ def encode_table(rows, fields, paths, head, str tail, /):
                 PyMem_Free(_scratch.data)
                 _scratch.data = NULL
                 _scratch.cap = 0
-    # Every row is read before any is written: a row whose paths fail comes first.
+    # Every row's keys are checked, then every row read, before any row is
+    # written: those failures come first.
+    if cols.row_keys is not None:
+        for i in range(n):
+            if cols.keys_differ(rows[i]):
+                return None
+        cols.row_keys = None
     for i in range(n):
         cols.gather(rows[i], i)
         cols.release()
@@ -1362,7 +1430,10 @@ def shared_keys(rows, /):
 
 
 def dict_column(rows, name, /):
-    """``[row[name] for row in rows]`` when every row holds an exact dict there, else None."""
+    """``[row[name] for row in rows]`` when every row is a dict holding an exact dict there.
+
+    None otherwise (also when a row is not a dict).
+    """
     cdef list out = []
     cdef PyObject *v
     for row in rows:
@@ -1372,8 +1443,10 @@ def dict_column(rows, name, /):
                 _raise_if_set()
                 return None
             value = <object>v
-        else:
+        elif isinstance(row, dict):
             value = row.get(name)
+        else:
+            return None
         if type(value) is not dict:
             return None
         out.append(value)

@@ -172,7 +172,38 @@ def encode_row(
     """
     if not fields:
         raise ValueError("A row needs at least one field")
-    return _line([row.get(f, ABSENT) for f in fields], fields, empty_null, floats)
+    absent = "\\" if empty_null else ""
+    null = "" if empty_null else "null"
+    cells: list[str] = []
+    for field in fields:
+        value = row.get(field, ABSENT)
+        if value is ABSENT:
+            cells.append(absent)
+        elif value is None:
+            cells.append(null)
+        elif floats and type(value) is float and field in floats and math.isfinite(value):
+            cells.append(_compact_float(value))
+        else:
+            try:
+                cells.append(format_cell(value))
+            except EncodeError as exc:
+                raise exc.relocated(path_join("$", field)) from None
+    _guard(cells, empty_null)
+    if cells[-1].endswith("\r"):  # only a string's text can end in a raw CR
+        cells[-1] = escape(dumps_cell(row[fields[len(cells) - 1]]))
+    return "\t".join(cells)
+
+
+def _guard(cells: list[str], empty_null: bool) -> None:
+    # What every row line needs before its CR check: trailing empty cells left
+    # out, and the guards of its first cell.
+    while len(cells) > 1 and not cells[-1]:
+        cells.pop()  # decoders pad a short row with empty cells
+    first = cells[0]
+    if first.startswith("#") or first.startswith("GCX1"):
+        cells[0] = "\\" + first
+    elif not first and len(cells) == 1:
+        cells[0] = "null" if empty_null else "\\"
 
 
 # A cell of a column held in the header: empty in every row (see encode_table).
@@ -182,15 +213,17 @@ _HELD = object()
 def _line(
     values: list[Any], fields: Sequence[str], empty_null: bool, floats: frozenset[str]
 ) -> str:
-    # The row line of one value per field (ABSENT: no value; _HELD: always empty).
+    # encode_row over one value per field (ABSENT: no value; _HELD: always empty).
     absent = "\\" if empty_null else ""
     null = "" if empty_null else "null"
     cells: list[str] = []
     for field, value in zip(fields, values):
         if value is ABSENT:
             cells.append(absent)
-        elif value is None or value is _HELD:
-            cells.append("" if value is _HELD else null)
+        elif value is None:
+            cells.append(null)
+        elif value is _HELD:
+            cells.append("")
         elif floats and type(value) is float and field in floats and math.isfinite(value):
             cells.append(_compact_float(value))
         else:
@@ -198,13 +231,7 @@ def _line(
                 cells.append(format_cell(value))
             except EncodeError as exc:
                 raise exc.relocated(path_join("$", field)) from None
-    while len(cells) > 1 and not cells[-1]:
-        cells.pop()  # decoders pad a short row with empty cells
-    first = cells[0]
-    if first.startswith("#") or first.startswith("GCX1"):
-        cells[0] = "\\" + first
-    elif not first and len(cells) == 1:
-        cells[0] = "null" if empty_null else "\\"
+    _guard(cells, empty_null)
     if cells[-1].endswith("\r"):  # only a string's text can end in a raw CR
         cells[-1] = escape(dumps_cell(values[len(cells) - 1]))
     return "\t".join(cells)
@@ -400,17 +427,24 @@ def _gather(row: dict[str, Any], paths: Sequence[tuple[Any, ...] | None], i: int
     return values
 
 
-def _check_paths(fields: Sequence[str], paths: Sequence[tuple[Any, ...] | None]) -> None:
+def _check_paths(fields: Sequence[str], paths: Sequence[tuple[Any, ...] | None]) -> bool:
+    # Raises for bad paths; True when each path is the one key named by its
+    # field, no field twice (rows can then be read as they are).
     if not fields:
         raise ValueError("A row needs at least one field")
     if len(paths) != len(fields):
         raise ValueError("Every field needs a path (or None)")
-    for path in paths:
-        if path is not None:
-            if not path:
-                raise ValueError("A column path needs at least one key")
-            for key in path:
-                hash(key)  # an unhashable key fails here, before any row is read
+    direct = len(set(fields)) == len(fields)
+    for field, path in zip(fields, paths):
+        if path is None:
+            direct = False
+            continue
+        if not path:
+            raise ValueError("A column path needs at least one key")
+        for key in path:
+            hash(key)  # an unhashable key fails here, before any row is read
+        direct = direct and len(path) == 1 and path[0] == field
+    return direct
 
 
 def encode_table(
@@ -419,8 +453,9 @@ def encode_table(
     paths: Sequence[tuple[Any, ...] | None],
     head: str | None,
     tail: str,
+    keys: Sequence[str] | None,
     /,
-) -> tuple[str, bool, frozenset[str]]:
+) -> tuple[str, bool, frozenset[str]] | None:
     """A table's row lines in the style its cells call for: ``(text, empty_null, floats)``.
 
     The cell of column ``i`` is the value at ``paths[i]``: ``("user", "id")``
@@ -437,37 +472,44 @@ def encode_table(
     With ``head`` not None the text is the whole section: ``head``, then the
     style pairs (`` empty=null``, `` float=a,b``), ``tail`` (which ends the
     header line), then the rows.
+
+    With ``keys`` not None, every row must be a dict holding exactly these
+    keys in this order; if one is not, the result is None (checked before
+    anything is read, so no error is raised for such a table).
     """
     if head is not None and not isinstance(head, str):
         raise TypeError(f"head must be a str or None, not {type(head).__name__}")
     rows = list(rows)
     for i, row in enumerate(rows):
         if not isinstance(row, dict):
+            if keys is not None:
+                return None
             raise TypeError(f"Row {i} is a {type(row).__name__}, not a dict")
-    _check_paths(fields, paths)
-    table = [_gather(row, paths, i) for i, row in enumerate(rows)]
-    nulls = absent = 0
-    integral = [0] * len(fields)
-    has_int = [False] * len(fields)
-    for values in table:
-        for k, value in enumerate(values):
-            if value is ABSENT or value is _HELD:
-                absent += 1
-            elif value is None:
-                nulls += 1
-            elif type(value) is float:
-                if value.is_integer() and -1e15 < value < 1e15:
-                    integral[k] += 1
-            elif type(value) is int:
-                has_int[k] = True
-    empty_null = nulls > absent + 3
-    floats = frozenset(f for f, n, i in zip(fields, integral, has_int) if n >= 3 and not i)
-    lines: list[str] = []
-    for i, values in enumerate(table):
-        try:
-            lines.append(_line(values, fields, empty_null, floats))
-        except EncodeError as exc:
-            raise exc.relocated(f"$[{i}]") from None
+    direct = _check_paths(fields, paths)
+    if keys is not None:
+        want = tuple(keys)
+        if any(tuple(row) != want for row in rows):
+            return None
+    if direct:  # each column is the row's own key of that name: read the rows as they are
+        if keys is not None and set(keys) <= set(fields):  # no row holds other keys
+            empty_null, floats = scan_style(rows, fields)
+        else:
+            empty_null, floats = _row_style(rows, fields)
+        lines = []
+        for i, row in enumerate(rows):
+            try:
+                lines.append(encode_row(row, fields, empty_null, floats))
+            except EncodeError as exc:
+                raise exc.relocated(f"$[{i}]") from None
+    else:
+        table = [_gather(row, paths, i) for i, row in enumerate(rows)]
+        empty_null, floats = _cell_style(table, fields)
+        lines = []
+        for i, values in enumerate(table):
+            try:
+                lines.append(_line(values, fields, empty_null, floats))
+            except EncodeError as exc:
+                raise exc.relocated(f"$[{i}]") from None
     text = "\n".join(lines)
     if head is not None:
         style = " empty=null" if empty_null else ""
@@ -477,11 +519,61 @@ def encode_table(
     return text, empty_null, floats
 
 
-def dict_column(rows: Iterable[dict[str, Any]], name: str, /) -> list[dict[str, Any]] | None:
-    """``[row[name] for row in rows]`` when every row holds an exact dict there, else None."""
+def _cell_style(table: list[list[Any]], fields: Sequence[str]) -> tuple[bool, frozenset[str]]:
+    # encode_table's style rule over one value list per row.
+    nulls = absent = 0
+    integral = [0] * len(fields)
+    has_int = [False] * len(fields)
+    for values in table:
+        for k, value in enumerate(values):
+            if value is None:
+                nulls += 1
+            elif type(value) is float:
+                if value.is_integer() and -1e15 < value < 1e15:
+                    integral[k] += 1
+            elif type(value) is int:
+                has_int[k] = True
+            elif value is ABSENT or value is _HELD:
+                absent += 1
+    floats = frozenset(f for f, n, i in zip(fields, integral, has_int) if n >= 3 and not i)
+    return nulls > absent + 3, floats
+
+
+def _row_style(rows: list[dict[str, Any]], fields: Sequence[str]) -> tuple[bool, frozenset[str]]:
+    # The same rule when the columns are the rows' own keys (fields unique):
+    # scan_style's loop, with keys outside the fields left out.
+    names = frozenset(fields)
+    width = len(fields)
+    nulls = absent = 0
+    integral: dict[str, int] = {}
+    has_int: set[str] = set()
+    for row in rows:
+        items: Iterable[tuple[str, Any]] = row.items()
+        if row.keys() <= names:
+            absent += width - len(row)
+        else:
+            items = [(k, v) for k, v in row.items() if k in names]
+            absent += width - len(items)
+        for key, value in items:
+            if value is None:
+                nulls += 1
+            elif type(value) is float:
+                if value.is_integer() and -1e15 < value < 1e15:
+                    integral[key] = integral.get(key, 0) + 1
+            elif type(value) is int:
+                has_int.add(key)
+    floats = frozenset(k for k, n in integral.items() if n >= 3 and k not in has_int)
+    return nulls > absent + 3, floats
+
+
+def dict_column(rows: Iterable[Any], name: str, /) -> list[dict[str, Any]] | None:
+    """``[row[name] for row in rows]`` when every row is a dict holding an exact dict there.
+
+    None otherwise (also when a row is not a dict).
+    """
     out: list[dict[str, Any]] = []
     for row in rows:
-        value = row.get(name)
+        value = row.get(name) if isinstance(row, dict) else None
         if type(value) is not dict:
             return None
         out.append(value)
@@ -509,7 +601,10 @@ def constant_columns(
         if kind not in _SCALARS:
             continue
         for row in rows[1:]:  # a varying column stops at its first difference
-            other = _walk(row, path)
+            if len(path) == 1 and type(row) is dict:
+                other = row.get(path[0], ABSENT)
+            else:
+                other = _walk(row, path)
             if type(other) is not kind or other != value:
                 break
             if kind is float and math.copysign(1.0, other) != math.copysign(1.0, value):
