@@ -263,6 +263,21 @@ def test_json_cells_of_every_latin1_char() -> None:
     assert _speedups.encode_table(*args) == _speedups_py.encode_table(*args)
 
 
+@need_ext
+@pytest.mark.parametrize("special", ["\\", "\t", "\n", "\xe9"])
+def test_escape_at_every_position_of_short_and_long_text(special: str) -> None:
+    # The extension tests 16 bytes at a time, and the last bytes in a window
+    # that may start before the text: every length and position around that.
+    for n in range(40):
+        for at in range(-1, n):
+            chars = list("abcdefghijklmnopqrstuvwxyz0123456789ABCD"[:n])
+            if at >= 0:
+                chars[at] = special
+            text = "".join(chars)
+            args = ([{"a": text, "b": [text]}], ["a", "b"], [("a",), ("b",)], None, "", None)
+            assert _speedups.encode_table(*args) == _speedups_py.encode_table(*args)
+
+
 # Long 1-byte text heavy in escapes: the extension escapes it 16 bytes at a time.
 LONG_LATIN1 = st.text(alphabet=st.sampled_from('ab \\\t\n\r"[{#-1.e\xe9'), max_size=300)
 

@@ -54,12 +54,37 @@ def _name_text(name: str) -> str:
     return escape(name).replace("=", "\\=")
 
 
+# Tools send the same field names call after call: their header texts are
+# remembered (a bounded cache; at 5 rows these were a fifth of an encode).
+_LISTED: dict[str, str] = {}
+_FIELD_TEXT: dict[str, str | None] = {}
+_CACHE_SIZE = 4096
+
+
+def _listed(name: str) -> str:
+    # A field name as the header's field list writes it (escaped twice).
+    text = _LISTED.get(name) if type(name) is str else None
+    if text is None:
+        text = escape(_name_text(name))
+        if type(name) is str:
+            if len(_LISTED) >= _CACHE_SIZE:
+                _LISTED.clear()
+            _LISTED[name] = text
+    return text
+
+
 def _field_text(name: str) -> str | None:
     # Reference decoders unescape the fields value, split on ",", then unescape
     # each name again; so names are escaped twice and may not hold a comma.
-    text = escape(_name_text(name))
-    if "," in text or _SPACE.search(text):
-        return None
+    if type(name) is str and name in _FIELD_TEXT:
+        return _FIELD_TEXT[name]
+    text: str | None = _listed(name)
+    if text is not None and ("," in text or _SPACE.search(text)):
+        text = None
+    if type(name) is str:
+        if len(_FIELD_TEXT) >= _CACHE_SIZE:
+            _FIELD_TEXT.clear()
+        _FIELD_TEXT[name] = text
     return text
 
 
@@ -78,11 +103,11 @@ def _header_start(
     # A header line up to its meta pairs: `GCX1 tool=... fields=...`.
     if constants:
         names = ",".join(
-            escape(_name_text(f) + "=" + constants[f]) if f in constants else escape(_name_text(f))
+            escape(_name_text(f) + "=" + constants[f]) if f in constants else _listed(f)
             for f in fields
         )
     else:
-        names = ",".join(escape(_name_text(f)) for f in fields)
+        names = ",".join(map(_listed, fields))
     return f"GCX1 tool={tool_text} fields={names}"
 
 
@@ -331,7 +356,8 @@ def _section(
     """
     pairs: list[tuple[str, str]] = []
     paths: list[Path] = [(f,) for f in fields]
-    if len(rows) > 1:
+    # Only a column whose first cell is an object can be spread.
+    if len(rows) > 1 and dict in map(type, rows[0].values()):
         flat, groups, flat_paths = _flat_plan(rows, fields, "", ())
         if groups:  # nested members are read by path: no flattened copy of the rows
             fields, paths = flat, flat_paths

@@ -542,24 +542,46 @@ cdef extern from *:
     """
     /* src[0:n] copied to dst with the GCX1 escapes: backslash, TAB and LF become
        two bytes each. dst must hold 2n bytes; returns the bytes written. With
-       SSE2 (every x86-64) 16 bytes are tested at a time and stored whole. */
+       SSE2 (every x86-64) 16 bytes are tested at a time and stored whole; the
+       last bytes are tested in the 16-byte window that ends with them, which
+       starts before src when n < 16: the caller says whether 16 bytes before
+       src + n are readable (a str's data follows its object header). */
     #if defined(__SSE2__) && (defined(__GNUC__) || defined(__clang__))
     #include <emmintrin.h>
     #define GCX_SSE2 1
+    static inline unsigned int gcx_special16(const unsigned char *p) {
+        const __m128i c = _mm_loadu_si128((const __m128i *)p);
+        const __m128i m = _mm_or_si128(
+            _mm_or_si128(_mm_cmpeq_epi8(c, _mm_set1_epi8(92)), _mm_cmpeq_epi8(c, _mm_set1_epi8(9))),
+            _mm_cmpeq_epi8(c, _mm_set1_epi8(10)));
+        return (unsigned int)_mm_movemask_epi8(m);
+    }
     #endif
-    static Py_ssize_t gcx_escape_into(unsigned char *dst, const unsigned char *src, Py_ssize_t n) {
+    static inline void gcx_copy_short(unsigned char *o, const unsigned char *s, Py_ssize_t r) {
+        /* 0 < r < 16 bytes, as two overlapping fixed-size copies */
+        if (r >= 8) {
+            memcpy(o, s, 8);
+            memcpy(o + r - 8, s + r - 8, 8);
+        } else if (r >= 4) {
+            memcpy(o, s, 4);
+            memcpy(o + r - 4, s + r - 4, 4);
+        } else {
+            o[0] = s[0];
+            o[r / 2] = s[r / 2];
+            o[r - 1] = s[r - 1];
+        }
+    }
+    static Py_ssize_t gcx_escape_into(
+        unsigned char *dst, const unsigned char *src, Py_ssize_t n, int room_before
+    ) {
         unsigned char *o = dst;
         Py_ssize_t i = 0;
         unsigned char u;
     #ifdef GCX_SSE2
-        const __m128i bs = _mm_set1_epi8(92), tab = _mm_set1_epi8(9), lf = _mm_set1_epi8(10);
         while (i + 16 <= n) {
-            __m128i c = _mm_loadu_si128((const __m128i *)(src + i));
-            __m128i m = _mm_or_si128(
-                _mm_or_si128(_mm_cmpeq_epi8(c, bs), _mm_cmpeq_epi8(c, tab)), _mm_cmpeq_epi8(c, lf));
-            unsigned int mask = (unsigned int)_mm_movemask_epi8(m);
+            unsigned int mask = gcx_special16(src + i);
             /* o - dst <= 2i and i + 16 <= n, so these 16 bytes fit in the 2n. */
-            _mm_storeu_si128((__m128i *)o, c);
+            _mm_storeu_si128((__m128i *)o, _mm_loadu_si128((const __m128i *)(src + i)));
             if (mask == 0) {
                 o += 16;
                 i += 16;
@@ -576,6 +598,13 @@ cdef extern from *:
                 i += 1;
             }
         }
+        if (i < n && (n >= 16 || room_before)) {
+            Py_ssize_t r = n - i;
+            if ((gcx_special16(src + n - 16) >> (16 - r)) == 0) {
+                gcx_copy_short(o, src + i, r);
+                return o + r - dst;
+            }
+        }
     #endif
         for (; i < n; i++) {
             u = src[i];
@@ -590,12 +619,13 @@ cdef extern from *:
         return o - dst;
     }
     """
-    Py_ssize_t gcx_escape_into(Py_UCS1 *dst, const Py_UCS1 *src, Py_ssize_t n)
+    Py_ssize_t gcx_escape_into(Py_UCS1 *dst, const Py_UCS1 *src, Py_ssize_t n, int room_before)
 
 
-cdef inline int _put_escaped(_Buf *b, const Py_UCS1 *src, Py_ssize_t n) except -1:
+cdef inline int _put_escaped(_Buf *b, const Py_UCS1 *src, Py_ssize_t n, int room) except -1:
+    # room: 16 bytes before src + n are readable even when n < 16.
     _reserve(b, 2 * n)
-    b.len += gcx_escape_into(b.data + b.len, src, n)
+    b.len += gcx_escape_into(b.data + b.len, src, n, room)
     return 0
 
 
@@ -628,6 +658,10 @@ cdef bint _put_text(_Buf *b, str s) except -1:
     return True
 
 
+# A compact str's header (at least PyASCIIObject) comes right before its data.
+cdef int _ROOM = sizeof(PyASCIIObject) >= 16
+
+
 cdef bint _put_str_cell(_Buf *b, PyObject *s) except -1:
     # What _format_str writes, straight into the buffer; False if s is not 1-byte text.
     # The guards look at the raw text: one holding a backslash, TAB or LF is
@@ -657,7 +691,7 @@ cdef bint _put_str_cell(_Buf *b, PyObject *s) except -1:
     elif n == 4 and memcmp(d, b"null", 4) == 0:
         _put(b, b"n\\ull", 5)
         return True
-    _put_escaped(b, d, n)
+    _put_escaped(b, d, n, _ROOM and _ucompact(s))  # a compact str's data follows its header
     return True
 
 
@@ -690,6 +724,9 @@ cdef extern from "Python.h":
     void *_udata "PyUnicode_DATA"(PyObject *o)
     Py_ssize_t _ulen "PyUnicode_GET_LENGTH"(PyObject *o)
     bint _uascii "PyUnicode_IS_ASCII"(PyObject *o)
+    bint _ucompact "PyUnicode_IS_COMPACT"(PyObject *o)
+    ctypedef struct PyASCIIObject:
+        pass
     void _incref "Py_INCREF"(PyObject *o)
     void _xdecref "Py_XDECREF"(PyObject *o)
 
