@@ -771,68 +771,85 @@ cdef class _Columns:
         PyMem_Free(self.slots)
 
     cdef int build(self, paths) except -1:
-        cdef dict prefixes = {(): 0}
-        cdef list members = [[]], parents = [None], refs = []
-        cdef Py_ssize_t g, d, s, pg
+        cdef dict prefixes = None
+        cdef list members = [[]], parents = [None], ms
+        cdef list columns = list(paths)  # a list of our own: nothing can resize it meanwhile
+        cdef Py_ssize_t g, d, s, c, at, last, total, ncols = len(columns)
         cdef tuple p
-        for path in paths:
-            if path is None:
-                refs.append(None)
-                continue
-            p = tuple(path)
-            if not p:
-                raise ValueError("A column path needs at least one key")
-            g = 0
-            for d in range(len(p)):
-                key = p[d]
-                hash(key)  # an unhashable key fails here, before any row is read
-                if key not in members[g]:
-                    (<list>members[g]).append(key)
-                if d == len(p) - 1:
-                    refs.append((g, key))
-                    break
-                sub = prefixes.get(p[: d + 1])
-                if sub is None:
-                    sub = prefixes[p[: d + 1]] = len(members)
-                    members.append([])
-                    parents.append((g, key))
-                g = sub
-        self.members = members
-        self.ncols = len(refs)
-        self.ngroups = len(members)
-        self.nslots = sum([len(m) for m in members])
-        self.col_slot = <Py_ssize_t *>PyMem_Malloc((self.ncols + 1) * sizeof(Py_ssize_t))
-        self.g_parent = <Py_ssize_t *>PyMem_Malloc(self.ngroups * sizeof(Py_ssize_t))
-        self.g_first = <Py_ssize_t *>PyMem_Malloc(self.ngroups * sizeof(Py_ssize_t))
-        self.g_count = <Py_ssize_t *>PyMem_Malloc(self.ngroups * sizeof(Py_ssize_t))
-        self.keys = <PyObject **>PyMem_Malloc((self.nslots + 1) * sizeof(PyObject *))
-        self.slots = <PyObject **>PyMem_Malloc((self.nslots + 1) * sizeof(PyObject *))
-        if (
-            self.col_slot == NULL or self.g_parent == NULL or self.g_first == NULL
-            or self.g_count == NULL or self.keys == NULL or self.slots == NULL
-        ):
+        # Per column its group and member index, then its slot (in col_slot).
+        cdef Py_ssize_t *col_group = <Py_ssize_t *>PyMem_Malloc((ncols + 1) * sizeof(Py_ssize_t))
+        self.col_slot = <Py_ssize_t *>PyMem_Malloc((ncols + 1) * sizeof(Py_ssize_t))
+        if col_group == NULL or self.col_slot == NULL:
+            PyMem_Free(col_group)
             raise MemoryError()
-        s = 0
-        for g in range(self.ngroups):
-            self.g_first[g] = s
-            self.g_count[g] = len(<list>members[g])
-            for key in <list>members[g]:
-                self.keys[s] = <PyObject *>key
-                self.slots[s] = NULL
-                s += 1
-        for g in range(self.ngroups):
-            if g == 0:
-                self.g_parent[g] = -1
-            else:
-                pg, key = parents[g]
-                self.g_parent[g] = self.g_first[pg] + (<list>members[pg]).index(key)
-        for d in range(self.ncols):
-            ref = refs[d]
-            if ref is None:
-                self.col_slot[d] = -1
-            else:
-                g, key = ref
-                self.col_slot[d] = self.g_first[g] + (<list>members[g]).index(key)
+        try:
+            for c in range(ncols):
+                path = columns[c]
+                if path is None:
+                    col_group[c] = -1
+                    continue
+                p = path if type(path) is tuple else tuple(path)
+                if not p:
+                    raise ValueError("A column path needs at least one key")
+                g = 0
+                last = len(p) - 1
+                for d in range(last + 1):
+                    key = p[d]
+                    hash(key)  # an unhashable key fails here, before any row is read
+                    ms = <list>members[g]
+                    if key in ms:
+                        at = ms.index(key)
+                    else:
+                        at = len(ms)
+                        ms.append(key)
+                    if d == last:
+                        col_group[c] = g
+                        self.col_slot[c] = at
+                        break
+                    if prefixes is None:
+                        prefixes = {}
+                    sub = prefixes.get(p[: d + 1])
+                    if sub is None:
+                        sub = prefixes[p[: d + 1]] = len(members)
+                        members.append([])
+                        parents.append((g, at))
+                    g = sub
+            self.members = members
+            self.ncols = ncols
+            self.ngroups = len(members)
+            total = 0
+            for ms in members:
+                total += len(ms)
+            self.g_parent = <Py_ssize_t *>PyMem_Malloc(self.ngroups * sizeof(Py_ssize_t))
+            self.g_first = <Py_ssize_t *>PyMem_Malloc(self.ngroups * sizeof(Py_ssize_t))
+            self.g_count = <Py_ssize_t *>PyMem_Malloc(self.ngroups * sizeof(Py_ssize_t))
+            self.keys = <PyObject **>PyMem_Malloc((total + 1) * sizeof(PyObject *))
+            self.slots = <PyObject **>PyMem_Malloc((total + 1) * sizeof(PyObject *))
+            if (
+                self.g_parent == NULL or self.g_first == NULL or self.g_count == NULL
+                or self.keys == NULL or self.slots == NULL
+            ):
+                raise MemoryError()
+            s = 0
+            for g in range(self.ngroups):
+                ms = <list>members[g]
+                self.g_first[g] = s
+                self.g_count[g] = len(ms)
+                for key in ms:
+                    self.keys[s] = <PyObject *>key
+                    self.slots[s] = NULL
+                    s += 1
+                if g == 0:
+                    self.g_parent[g] = -1
+                else:
+                    pg, at = parents[g]
+                    self.g_parent[g] = self.g_first[<Py_ssize_t>pg] + at
+            for c in range(ncols):
+                g = col_group[c]
+                self.col_slot[c] = -1 if g < 0 else self.g_first[g] + self.col_slot[c]
+            self.nslots = total  # only now may release() walk the slots
+        finally:
+            PyMem_Free(col_group)
         return 0
 
     cdef int gather(self, object row, Py_ssize_t index) except -1:
@@ -966,10 +983,13 @@ cdef void _count(_Columns cols, _Stats *st):
 cdef tuple _pick(_Stats *st, tuple fields):
     # (empty_null, floats) from the counts.
     cdef Py_ssize_t c
-    floats = frozenset(
-        [fields[c] for c in range(len(fields)) if st.integral[c] >= 3 and not st.has_int[c]]
-    )
-    return st.nulls > st.absent + 3, floats
+    cdef list names = None
+    for c in range(len(fields)):
+        if st.integral[c] >= 3 and not st.has_int[c]:
+            if names is None:
+                names = []
+            names.append(fields[c])
+    return st.nulls > st.absent + 3, _NO_FLOATS if names is None else frozenset(names)
 
 
 cdef void _zero(_Stats *st, Py_ssize_t n):
@@ -1656,20 +1676,23 @@ cdef Py_ssize_t _find_tab(int kind, void *data, Py_ssize_t i, Py_ssize_t b):
 
 cdef dict _read_row(
     str s, int kind, void *data, Py_ssize_t a, Py_ssize_t b, tuple fields,
-    bint typed, bint empty_null, frozenset floats, Py_ssize_t base,
+    bint typed, bint empty_null, frozenset floats, Py_ssize_t base, Py_ssize_t *ends,
 ):
     # The row s[a:b]; error positions are base + the offset within the row.
-    cdef Py_ssize_t nfields = len(fields), ncells = 1, i, ca, cb, pos = 0
+    # ends holds len(fields) cell ends: the tabs are found once.
+    cdef Py_ssize_t nfields = len(fields), ncells = 0, i, ca, cb, pos = 0
     cdef dict row = {}
     cdef bint any_floats = bool(floats)
     cb = a
-    while True:  # count the cells first: too many is an error before any literal is read
+    while True:  # the cells first: too many is an error before any literal is read
         cb = _find_tab(kind, data, cb, b)
+        if ncells < nfields:
+            ends[ncells] = cb
+        elif ncells == nfields and nfields:
+            pos = ends[nfields - 1]
+        ncells += 1
         if cb >= b:
             break
-        if ncells == nfields:
-            pos = cb
-        ncells += 1
         cb += 1
     if ncells > nfields:
         raise DecodeError(
@@ -1677,7 +1700,7 @@ cdef dict _read_row(
         )
     ca = a
     for i in range(ncells):
-        cb = _find_tab(kind, data, ca, b)
+        cb = ends[i]
         field = fields[i]
         if not typed:
             row[field] = _unescape_range(s, ca, cb)
@@ -1704,6 +1727,13 @@ cdef dict _read_row(
     return row
 
 
+cdef Py_ssize_t *_cell_ends(Py_ssize_t nfields) except NULL:
+    cdef Py_ssize_t *ends = <Py_ssize_t *>PyMem_Malloc((nfields + 1) * sizeof(Py_ssize_t))
+    if ends == NULL:
+        raise MemoryError()
+    return ends
+
+
 def decode_row(str line, fields, bint typed, bint empty_null, frozenset floats, /):
     """Read one row line into a dict keyed by ``fields``.
 
@@ -1712,10 +1742,15 @@ def decode_row(str line, fields, bint typed, bint empty_null, frozenset floats, 
     when ``empty_null``) and numbers in ``floats`` columns are floats. Extra
     cells, or a bad literal, raise DecodeError whose ``pos`` is relative to the line.
     """
-    return _read_row(
-        line, PyUnicode_KIND(line), PyUnicode_DATA(line), 0, len(line), tuple(fields),
-        typed, empty_null, floats, 0,
-    )
+    cdef tuple fs = tuple(fields)
+    cdef Py_ssize_t *ends = _cell_ends(len(fs))
+    try:
+        return _read_row(
+            line, PyUnicode_KIND(line), PyUnicode_DATA(line), 0, len(line), fs,
+            typed, empty_null, floats, 0, ends,
+        )
+    finally:
+        PyMem_Free(ends)
 
 
 def decode_rows(
@@ -1738,44 +1773,48 @@ def decode_rows(
     cdef void *data = PyUnicode_DATA(text)
     cdef const char *p
     cdef Py_UCS4 c
-    while pos < n:
-        if kind == PyUnicode_1BYTE_KIND:
-            p = <const char *>memchr(<const char *>data + pos, 10, n - pos)
-            end = n if p == NULL else p - <const char *>data
-        else:
-            end = PyUnicode_FindChar(text, 10, pos, n, 1)
-            if end < 0:
-                end = n
-        stop = end
-        if stop > pos and PyUnicode_READ(kind, data, stop - 1) == 13:
-            stop -= 1  # CRLF input, as Go's line reader takes it
-        if stop > pos:
-            if stop - pos > max_line:
-                return rows, comments, pos
-            c = PyUnicode_READ(kind, data, pos)
-            if (
-                c == 71 and stop - pos >= 4 and PyUnicode_READ(kind, data, pos + 1) == 67
-                and PyUnicode_READ(kind, data, pos + 2) == 88
-                and PyUnicode_READ(kind, data, pos + 3) == 49
-            ):  # GCX1
-                return rows, comments, pos
-            if c == 35:  # #
-                comments.append(PyUnicode_Substring(text, pos + 1, stop))
+    cdef Py_ssize_t *ends = _cell_ends(len(fs))
+    try:
+        while pos < n:
+            if kind == PyUnicode_1BYTE_KIND:
+                p = <const char *>memchr(<const char *>data + pos, 10, n - pos)
+                end = n if p == NULL else p - <const char *>data
             else:
-                if typed:
-                    brackets = 0
-                    if kind == PyUnicode_1BYTE_KIND:
-                        brackets = _count_byte(<Py_UCS1 *>data + pos, stop - pos, 91)
-                        brackets += _count_byte(<Py_UCS1 *>data + pos, stop - pos, 123)
-                    else:
-                        for i in range(pos, stop):
-                            c = PyUnicode_READ(kind, data, i)
-                            if c == 91 or c == 123:
-                                brackets += 1
-                    if brackets > max_brackets:
-                        return rows, comments, pos
-                rows.append(
-                    _read_row(text, kind, data, pos, stop, fs, typed, empty_null, floats, pos)
-                )
-        pos = end + 1
-    return rows, comments, n
+                end = PyUnicode_FindChar(text, 10, pos, n, 1)
+                if end < 0:
+                    end = n
+            stop = end
+            if stop > pos and PyUnicode_READ(kind, data, stop - 1) == 13:
+                stop -= 1  # CRLF input, as Go's line reader takes it
+            if stop > pos:
+                if stop - pos > max_line:
+                    return rows, comments, pos
+                c = PyUnicode_READ(kind, data, pos)
+                if (
+                    c == 71 and stop - pos >= 4 and PyUnicode_READ(kind, data, pos + 1) == 67
+                    and PyUnicode_READ(kind, data, pos + 2) == 88
+                    and PyUnicode_READ(kind, data, pos + 3) == 49
+                ):  # GCX1
+                    return rows, comments, pos
+                if c == 35:  # #
+                    comments.append(PyUnicode_Substring(text, pos + 1, stop))
+                else:
+                    if typed and stop - pos > max_brackets:  # a shorter line cannot hold more
+                        brackets = 0
+                        if kind == PyUnicode_1BYTE_KIND:
+                            brackets = _count_byte(<Py_UCS1 *>data + pos, stop - pos, 91)
+                            brackets += _count_byte(<Py_UCS1 *>data + pos, stop - pos, 123)
+                        else:
+                            for i in range(pos, stop):
+                                c = PyUnicode_READ(kind, data, i)
+                                if c == 91 or c == 123:
+                                    brackets += 1
+                        if brackets > max_brackets:
+                            return rows, comments, pos
+                    rows.append(
+                        _read_row(text, kind, data, pos, stop, fs, typed, empty_null, floats, pos, ends)
+                    )
+            pos = end + 1
+        return rows, comments, n
+    finally:
+        PyMem_Free(ends)
