@@ -1205,9 +1205,11 @@ cdef bint _put_cells(
             _put(b, b"null", 4)
         else:
             _put_byte(b, 92)
-    if b.data[b.len - 1] == 13:  # only a string's text can end in a raw CR
+    s = cols.col_slot[last]
+    if b.data[b.len - 1] == 13 and s >= 0 and cols.slots[s] != NULL:
+        # only a string's text can end in a raw CR
         b.len = row_start if last == 0 else starts[last] + shift
-        if not _put_text(b, _escape(dumps_cell(<object>cols.slots[cols.col_slot[last]]))):
+        if not _put_text(b, _escape(dumps_cell(<object>cols.slots[s]))):
             return False
     _put_byte(b, 10)
     return True
@@ -1332,8 +1334,8 @@ def encode_table(rows, fields, paths, head, str tail, keys, /):
     cdef list lines, cells
     if head is not None and not isinstance(head, str):
         raise TypeError(f"head must be a str or None, not {type(head).__name__}")
-    if not isinstance(rows, (list, tuple)):
-        rows = list(rows)
+    # A list of our own: code a cell calls into cannot swap a checked row for another.
+    rows = list(rows)
     for row in rows:
         if not isinstance(row, dict):
             if keys is not None:
@@ -1480,7 +1482,8 @@ def shared_keys(rows, /):
         pos = 0
         i = 0
         while _dict_next(<PyObject *>row, &pos, &k, &v):
-            if k != ref[i] and not (<object>k == <object>ref[i]):
+            # i < n: a key's __eq__ could grow the dict while it is walked
+            if i >= n or (k != ref[i] and not (<object>k == <object>ref[i])):
                 return None
             i += 1
     return first
