@@ -538,3 +538,39 @@ def test_encode_table_survives_a_cell_that_changes_the_table(module: Any, keys: 
     assert nested == [("h\n" + "é" * 99, False, frozenset())]
     # What rows read after the change hold may differ between twins; the rows before not.
     assert out is None or out[0].startswith('h\n0\t""\n1\tx\n2\txx\n5')
+
+
+OBJECTS = st.dictionaries(
+    st.sampled_from(["items", "more", "total", "a b", ""]),
+    st.one_of(
+        LIST_ROWS,
+        LIST_ROWS.map(lambda rows: rows[:1] * 3),
+        json_values(3),
+        st.sampled_from(  # tables that fail: the error must come from the same member
+            [
+                [{"x": float("nan")}, {"x": 1}],
+                [{"x": 1}, {"x": [float("inf")]}],
+                [{"x": 1}, {1: 2}],
+                [{"x": {"y": float("nan")}}, {"x": {"y": 1}}],
+            ]
+        ),
+    ),
+    max_size=4,
+)
+
+
+@given(OBJECTS)
+def test_object_members_fast_path_writes_what_the_general_path_writes(value: Any) -> None:
+    from unittest import mock
+
+    from gcxwire import _gcx_encode, gcx
+
+    def encoded() -> str:
+        try:
+            return gcx.encode(value, tool="t")
+        except Exception as exc:  # both paths must fail the same way
+            return f"{type(exc).__name__}: {exc} at {getattr(exc, 'path', None)}"
+
+    fast = encoded()
+    with mock.patch.object(_gcx_encode, "_uniform_section", lambda rows, path: None):
+        assert encoded() == fast

@@ -342,6 +342,24 @@ def _uniform_table(rows: Sequence[Any], tool_text: str) -> str | None:
     return None if table is None else table[2]
 
 
+def _uniform_section(rows: Sequence[Any], path: str) -> Table | None:
+    """A member's table section when its rows all hold the first row's keys, in order.
+
+    None sends the member to the general path (_table_fields, then _table),
+    also when writing fails: that path then raises the error in member order.
+    """
+    first = rows[0] if rows else None
+    if type(first) is not dict or not first:
+        return None
+    keys = tuple(first)
+    if any(type(k) is not str or _field_text(k) is None for k in keys):
+        return None
+    try:
+        return _section(rows, list(keys), path, None, keys)
+    except EncodeError:
+        return None
+
+
 def _section(
     rows: Sequence[dict[str, Any]],
     fields: list[str],
@@ -400,21 +418,24 @@ def _write_value(out: list[str], tool_text: str, value: Any) -> None:
 
 def _write_object(out: list[str], tool_text: str, obj: dict[str, Any]) -> None:
     # Split the members into tables (lists of objects) and runs of other members.
-    segments: list[tuple[str, list[str]] | list[tuple[str, Any]]] = []
+    # A table is its fields, or already its section when the fast path wrote it.
+    segments: list[tuple[str, list[str] | Table] | list[tuple[str, Any]]] = []
     run: list[tuple[str, Any]] = []
     for key, value in obj.items():
         if not isinstance(key, str):
             raise EncodeTypeError(f"Object key {key!r} is not a string", "$")
-        fields = None
+        found: list[str] | Table | None = None
         if isinstance(value, (list, tuple)) and escape(key) and not _SPACE.search(escape(key)):
-            fields = _table_fields(value, path_join("$", key))
-        if fields is None:
+            found = _uniform_section(value, path_join("$", key))
+            if found is None:
+                found = _table_fields(value, path_join("$", key))
+        if found is None:
             run.append((key, value))
             continue
         if run:
             segments.append(run)
             run = []
-        segments.append((key, fields))
+        segments.append((key, found))
     if run:
         segments.append(run)
 
@@ -437,8 +458,11 @@ def _write_object(out: list[str], tool_text: str, obj: dict[str, Any]) -> None:
     waiting: list[tuple[str, str]] = []
     for seg in segments:
         if isinstance(seg, tuple):
-            key, fields = seg
-            fields, pairs, text, constants = _table(obj[key], fields, path_join("$", key))
+            key, found = seg
+            if isinstance(found, tuple):
+                fields, pairs, text, constants = found
+            else:
+                fields, pairs, text, constants = _table(obj[key], found, path_join("$", key))
             pairs.extend([*waiting, (_OF, escape(key))])
             waiting = []
             # The LF is its own element, so the payload's final LF drops without a copy.
