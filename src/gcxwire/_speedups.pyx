@@ -1432,15 +1432,22 @@ def scan_style(rows, fields, /):
 
     ``empty=null`` when the rows hold more than 3 more nulls than absent keys;
     a column is a float column when it holds no int and at least three integral
-    floats (within 1e15).
+    floats (within 1e15). Keys outside ``fields`` are left out, as the row
+    writers leave them out.
     """
-    cdef Py_ssize_t nulls = 0, absent = 0, width = len(fields)
+    cdef Py_ssize_t nulls = 0, absent = 0, width = len(fields), kept
+    cdef frozenset names = frozenset(fields)
     cdef dict integral = {}
     cdef set has_int = set()
     cdef double f
     for row in rows:
-        absent += width - len(<dict?>row)
+        if not isinstance(row, dict):
+            raise TypeError(f"Expected dict, got {type(row).__name__}")
+        kept = 0
         for key, value in (<dict>row).items():
+            if key not in names:
+                continue
+            kept += 1
             if value is None:
                 nulls += 1
             elif type(value) is float:
@@ -1449,6 +1456,7 @@ def scan_style(rows, fields, /):
                     integral[key] = integral.get(key, 0) + 1
             elif type(value) is int:
                 has_int.add(key)
+        absent += width - kept
     floats = frozenset([k for k, n in integral.items() if n >= 3 and k not in has_int])
     return nulls > absent + 3, floats
 

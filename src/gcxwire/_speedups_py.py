@@ -295,15 +295,24 @@ def scan_style(
 
     ``empty=null`` when the rows hold more than 3 more nulls than absent keys;
     a column is a float column when it holds no int and at least three integral
-    floats (within 1e15).
+    floats (within 1e15). Keys outside ``fields`` are left out, as the row
+    writers leave them out.
     """
+    names = frozenset(fields)
+    width = len(fields)
     nulls = absent = 0
     integral: dict[str, int] = {}
     has_int: set[str] = set()
-    width = len(fields)
     for row in rows:
-        absent += width - len(row)
-        for key, value in row.items():
+        if not isinstance(row, dict):
+            raise TypeError(f"Expected dict, got {type(row).__name__}")
+        items: Iterable[tuple[str, Any]] = row.items()
+        if row.keys() <= names:
+            absent += width - len(row)
+        else:
+            items = [(k, v) for k, v in row.items() if k in names]
+            absent += width - len(items)
+        for key, value in items:
             if value is None:
                 nulls += 1
             elif type(value) is float:
@@ -491,10 +500,7 @@ def encode_table(
         if any(tuple(row) != want for row in rows):
             return None
     if direct:  # each column is the row's own key of that name: read the rows as they are
-        if keys is not None and set(keys) <= set(fields):  # no row holds other keys
-            empty_null, floats = scan_style(rows, fields)
-        else:
-            empty_null, floats = _row_style(rows, fields)
+        empty_null, floats = scan_style(rows, fields)
         lines = []
         for i, row in enumerate(rows):
             try:
@@ -536,33 +542,6 @@ def _cell_style(table: list[list[Any]], fields: Sequence[str]) -> tuple[bool, fr
             elif value is ABSENT or value is _HELD:
                 absent += 1
     floats = frozenset(f for f, n, i in zip(fields, integral, has_int) if n >= 3 and not i)
-    return nulls > absent + 3, floats
-
-
-def _row_style(rows: list[dict[str, Any]], fields: Sequence[str]) -> tuple[bool, frozenset[str]]:
-    # The same rule when the columns are the rows' own keys (fields unique):
-    # scan_style's loop, with keys outside the fields left out.
-    names = frozenset(fields)
-    width = len(fields)
-    nulls = absent = 0
-    integral: dict[str, int] = {}
-    has_int: set[str] = set()
-    for row in rows:
-        items: Iterable[tuple[str, Any]] = row.items()
-        if row.keys() <= names:
-            absent += width - len(row)
-        else:
-            items = [(k, v) for k, v in row.items() if k in names]
-            absent += width - len(items)
-        for key, value in items:
-            if value is None:
-                nulls += 1
-            elif type(value) is float:
-                if value.is_integer() and -1e15 < value < 1e15:
-                    integral[key] = integral.get(key, 0) + 1
-            elif type(value) is int:
-                has_int.add(key)
-    floats = frozenset(k for k, n in integral.items() if n >= 3 and k not in has_int)
     return nulls > absent + 3, floats
 
 
