@@ -1503,37 +1503,33 @@ def dict_column(rows, name, /):
     None otherwise (also when a row is not a dict).
     """
     cdef list out = []
-    cdef PyObject *v
     for row in rows:
-        if type(row) is dict:  # no method call per row
-            v = _dict_get(<PyObject *>row, <PyObject *>name)
-            if v == NULL:
-                _raise_if_set()
-                return None
-            value = <object>v
-        elif isinstance(row, dict):
-            value = row.get(name)
-        else:
-            return None
-        if type(value) is not dict:
+        value = _member(row, name)
+        if type(value) is not dict:  # also _ABSENT: a missing member or a row not a dict
             return None
         out.append(value)
     return out
 
 
+cdef object _member(object row, object key):
+    # row[key], or _ABSENT when the key is missing or row is not a dict.
+    cdef PyObject *v
+    if type(row) is dict:  # no method call
+        v = _dict_get(<PyObject *>row, <PyObject *>key)
+        if v == NULL:
+            _raise_if_set()
+            return _ABSENT
+        return <object>v
+    if isinstance(row, dict):
+        return row.get(key, _ABSENT)
+    return _ABSENT
+
+
 cdef object _walk(object row, tuple path):
     # The value at path, or _ABSENT when a member is missing or a non-object is met.
-    cdef PyObject *v
     for key in path:
-        if type(row) is dict:  # no method call per step
-            v = _dict_get(<PyObject *>row, <PyObject *>key)
-            if v == NULL:
-                _raise_if_set()
-                return _ABSENT
-            row = <object>v
-        elif isinstance(row, dict):
-            row = row.get(key, _ABSENT)
-        else:
+        row = _member(row, key)
+        if row is _ABSENT:
             return _ABSENT
     return row
 
