@@ -325,6 +325,17 @@ def _table(rows: Sequence[dict[str, Any]], fields: list[str], path: str) -> Tabl
     return table
 
 
+def _first_keys(rows: Sequence[Any]) -> tuple[str, ...] | None:
+    """The first row's keys when they can head a table: the uniform paths' guess."""
+    first = rows[0] if rows else None
+    if type(first) is not dict or not first:
+        return None
+    keys = tuple(first)
+    if any(type(k) is not str or _field_text(k) is None for k in keys):
+        return None
+    return keys
+
+
 def _uniform_table(rows: Sequence[Any], tool_text: str) -> str | None:
     """The payload of a list whose rows all hold the first row's keys, in its order.
 
@@ -332,11 +343,8 @@ def _uniform_table(rows: Sequence[Any], tool_text: str) -> str | None:
     checks each row's keys as it reads them, and None (a row differs, or the
     first row is no clean table row) sends the list to the general path.
     """
-    first = rows[0] if rows else None
-    if type(first) is not dict or not first:
-        return None
-    keys = tuple(first)
-    if any(type(k) is not str or _field_text(k) is None for k in keys):
+    keys = _first_keys(rows)
+    if keys is None:
         return None
     table = _section(rows, list(keys), "$", tool_text, keys)
     return None if table is None else table[2]
@@ -348,11 +356,8 @@ def _uniform_section(rows: Sequence[Any], path: str) -> Table | None:
     None sends the member to the general path (_table_fields, then _table),
     also when writing fails: that path then raises the error in member order.
     """
-    first = rows[0] if rows else None
-    if type(first) is not dict or not first:
-        return None
-    keys = tuple(first)
-    if any(type(k) is not str or _field_text(k) is None for k in keys):
+    keys = _first_keys(rows)
+    if keys is None:
         return None
     try:
         return _section(rows, list(keys), path, None, keys)
