@@ -1,0 +1,153 @@
+"""The reading hint: what a model needs to know to read a GCX1 or DCP payload.
+
+One line per marker, and only the markers a payload uses, so a hint costs what
+it explains. Every hint opens with :data:`HINT_OPENING`, so readers can tell it
+from data, and no line of it starts like a GCX1 header or a DCP line: a client
+that joins all text blocks sees prose, never a broken payload.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection, Iterator
+from typing import Final
+
+import orjson
+
+from .. import select
+from .._gcx_decode import _parse_header
+from ..errors import DecodeError
+
+__all__ = ["HINT_OPENING", "MARKERS", "hint_markers", "is_hint", "reading_hint"]
+
+HINT_OPENING: Final = "How to read gcxwire results:"
+
+# Marker id -> the line that explains it, in the order a hint lists them.
+MARKERS: Final[dict[str, str]] = {
+    "gcx": (
+        "A `GCX1 tool=T fields=a,b,...` line starts a table; each line below it is one row,"
+        " TAB-separated cells in field order. Empty cell: absent key; null, true, false,"
+        ' numbers and cells starting with " [ { are JSON; the rest is text'
+        " (\\t TAB, \\n newline, \\\\ backslash)."
+    ),
+    "of": (
+        "of=NAME: the rows are the list in member NAME of an object; the header's other"
+        " key=value pairs are that object's other members, in the order written."
+    ),
+    "is=object": "is=object: the one row is an object; the fields are its member names.",
+    "is=list": "is=list: each row is one element of a list.",
+    "is=value": "is=value: the one cell is the whole value.",
+    "empty=null": "empty=null: in this table an empty cell is null and a lone \\ is an absent key.",
+    "float": "float=a,b: numbers in these columns are floats (1 means 1.0).",
+    "flat": "flat=owner: the columns owner.x, owner.y are members of a nested object owner.",
+    "constant": (
+        "A field written name=value in fields= is a column holding that value in every row;"
+        " its cells are left blank."
+    ),
+    "guard": (
+        "A \\ before a cell keeps it text: \\62 is the text 62, \\-1 the text -1, \\[x the text"
+        " [x; a lone \\ is an absent key."
+    ),
+    "words": "t\\rue, \\false and n\\ull are the words true, false and null as text.",
+    "dcp": (
+        'DCP: the ["$S",schema,name,...] line names the columns; each array after it is one'
+        " row, values in that order."
+    ),
+    "dcp-wrapper": (
+        'A {...} line before it holds the other members of the object around the rows; "$S"'
+        " marks the member holding them (else the member named like the schema)."
+    ),
+    "dcp-dotted": "A dotted column name owner.login is member login of a nested object owner.",
+    "dcp-mask": "A #hex after the schema id only records which of its fields are present.",
+    "dcp-nested": 'A ["$R",schema,...] or ["$N",schema,...] value is a nested row of that schema.',
+}
+
+_GCX_MARKERS: Final = tuple(m for m in MARKERS if not m.startswith("dcp"))
+_DCP_MARKERS: Final = tuple(m for m in MARKERS if m.startswith("dcp"))
+_BY_FORMAT: Final[dict[str, tuple[str, ...]]] = {
+    "gcx": _GCX_MARKERS,
+    "dcp": _DCP_MARKERS,
+    "auto": _GCX_MARKERS + _DCP_MARKERS,
+    "json": (),
+}
+# Header keys whose raw spelling is a marker (a data member of that name is written `\of`).
+_STYLE_KEYS: Final = {"of": "of", "float": "float", "flat": "flat"}
+# A cell that a backslash keeps as text (not an escaped TAB, LF or backslash, not a word).
+_GUARD: Final = re.compile(r"(?:^|\t)\\(?:$|\t|(?![tn\\]|false(?:\t|$)))", re.MULTILINE)
+_WORDS: Final = re.compile(r"(?:^|\t)(?:t\\rue|\\false|n\\ull)(?:\t|$)", re.MULTILINE)
+# The proxy's first hints opened with the format name and a colon, which no payload does.
+_OLD_OPENINGS: Final = ("GCX1: ", "DCP: ")
+
+
+def reading_hint(format_or_text: str, /, *, explained: Collection[str] = ()) -> str:
+    """How to read a payload, as text for the model; ``""`` when nothing needs saying.
+
+    ``format_or_text`` is a format name (``"gcx"``, ``"dcp"``, ``"auto"`` for
+    both, ``"json"``), which explains every marker of that format (for a
+    server's ``instructions``), or a payload, which explains the markers it
+    uses. Markers in ``explained`` (ids from :func:`hint_markers`) are left out,
+    so a session can explain each one once.
+    """
+    used = _BY_FORMAT.get(format_or_text)
+    if used is None:
+        used = hint_markers(format_or_text)
+    lines = [MARKERS[m] for m in used if m not in explained]
+    if not lines:
+        return ""
+    return "\n".join([HINT_OPENING, *("- " + line for line in lines)])
+
+
+def hint_markers(text: str) -> tuple[str, ...]:
+    """The marker ids (keys of :data:`MARKERS`) a GCX1 or DCP payload uses, in hint order."""
+    found = set(_gcx_markers(text) if select.detect(text) == "gcx" else ())
+    if not found and select.detect(text) == "dcp":
+        found.update(_dcp_markers(text))
+    return tuple(m for m in MARKERS if m in found)
+
+
+def is_hint(text: str) -> bool:
+    """Is this text block a reading hint (this module's, or the proxy's first one-liners)?"""
+    return text.startswith(HINT_OPENING) or text.startswith(_OLD_OPENINGS)
+
+
+def _gcx_markers(text: str) -> Iterator[str]:
+    yield "gcx"
+    for line in text.splitlines():
+        if not line.startswith("GCX1"):
+            continue
+        try:
+            header = _parse_header(line, line, 0)
+        except DecodeError:
+            continue  # a hint is no validator: decoding reports it
+        for key, value in header.raw_meta:
+            if key in _STYLE_KEYS:
+                yield _STYLE_KEYS[key]
+            elif key == "is" and f"is={value}" in MARKERS:
+                yield f"is={value}"
+            elif key == "empty" and value == "null":
+                yield "empty=null"
+        if header.constants:
+            yield "constant"
+    if _GUARD.search(text):
+        yield "guard"
+    if _WORDS.search(text):
+        yield "words"
+
+
+def _dcp_markers(text: str) -> Iterator[str]:
+    yield "dcp"
+    lines = text.splitlines()
+    if lines[0].startswith("{"):
+        yield "dcp-wrapper"
+        lines = lines[1:]
+    try:
+        header = orjson.loads(lines[0])
+    except orjson.JSONDecodeError:
+        return
+    if isinstance(header, list):
+        if len(header) > 1 and "#" in str(header[1]):
+            yield "dcp-mask"
+        if any(isinstance(name, str) and "." in name for name in header[2:]):
+            yield "dcp-dotted"
+    if '["$R",' in text or '["$N",' in text:
+        yield "dcp-nested"

@@ -1,0 +1,109 @@
+"""gcxwire.mcp.reading_hint: every marker a payload uses is explained, nothing else,
+and no hint can be mistaken for a payload."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+import gcxwire
+from gcxwire import _gcx_model, dcp, select
+from gcxwire.mcp import HINT_OPENING, MARKERS, hint_markers, is_hint, reading_hint
+from gcxwire.proxy.interceptor import hint_for
+
+ROWS = [{"id": i, "name": f"user{i}", "owner": {"login": "a", "id": i}} for i in range(4)]
+RECORDS = [{"id": i, "name": "x", "tags": [{"k": i}], "opt": i} for i in range(3)]
+SCHEMA = dcp.infer_schema(RECORDS, domain="things")
+
+
+def gcx(value: Any) -> str:
+    return gcxwire.encode(value, tool="t", format="gcx")
+
+
+# (payload, markers it must name): together they use every marker the hint knows.
+CASES: list[tuple[str, set[str]]] = [
+    (gcx(ROWS), {"gcx", "flat"}),
+    (gcx({"total": 4, "items": ROWS}), {"of", "flat"}),
+    (gcx({"a": 1, "b": "x y"}), {"is=object"}),
+    (gcx([1, "2", "true", "", None]), {"is=list", "guard"}),
+    (gcx(["null", "false"]), {"is=list", "words"}),
+    (gcx(5), {"is=value"}),
+    (gcx([{"a": float(i % 3), "b": i} for i in range(4)]), {"float"}),
+    (
+        gcx([{"a": i, "b": "same-value-here"} for i in range(3)]),
+        {"constant"},
+    ),
+    (
+        gcx([{k: None if (i + j) % 2 else i for j, k in enumerate("abcdef")} for i in range(4)]),
+        {"empty=null"},
+    ),
+    (gcxwire.encode(ROWS, tool="t", format="dcp"), {"dcp", "dcp-dotted"}),
+    (gcxwire.encode({"total": 4, "items": ROWS}, tool="t", format="dcp"), {"dcp-wrapper"}),
+    (dcp.encode([{"id": 1, "name": "y", "tags": [{"k": 1}]}], SCHEMA), {"dcp-mask", "dcp-nested"}),
+]
+
+
+@pytest.mark.parametrize(("payload", "expected"), CASES)
+def test_a_payload_hint_names_its_markers(payload: str, expected: set[str]) -> None:
+    markers = hint_markers(payload)
+    assert expected <= set(markers)
+    hint = reading_hint(payload)
+    assert hint.splitlines()[0] == HINT_OPENING
+    assert hint.splitlines()[1:] == ["- " + MARKERS[m] for m in markers]
+
+
+def test_the_cases_use_every_marker_and_every_header_marker_has_a_line() -> None:
+    used = set().union(*(hint_markers(payload) for payload, _ in CASES))
+    assert used == set(MARKERS)
+    # A new reserved header key (a marker) fails here until the hint explains it.
+    for key in _gcx_model._CONTROL:
+        assert any(m == key or m.startswith(key + "=") for m in MARKERS), key
+
+
+def test_a_plain_table_gets_no_line_for_markers_it_does_not_use() -> None:
+    payload = gcx([{"id": i, "name": f"n{i}"} for i in range(3)])
+    assert hint_markers(payload) == ("gcx",)
+
+
+@pytest.mark.parametrize("fmt", ["gcx", "dcp", "auto"])
+def test_a_format_hint_explains_all_of_its_markers(fmt: str) -> None:
+    lines = reading_hint(fmt).splitlines()
+    wanted = [m for m in MARKERS if fmt == "auto" or m.startswith("dcp") == (fmt == "dcp")]
+    assert lines == [HINT_OPENING, *("- " + MARKERS[m] for m in wanted)]
+
+
+def test_explained_markers_are_left_out() -> None:
+    payload = gcx({"total": 4, "items": ROWS})
+    assert reading_hint(payload, explained=hint_markers(payload)) == ""
+    assert reading_hint(payload, explained={"gcx"}).splitlines()[1:] == [
+        "- " + MARKERS["of"],
+        "- " + MARKERS["flat"],
+    ]
+
+
+@pytest.mark.parametrize("text", ["json", '{"a": 1}', "[1, 2]", "plain words", ""])
+def test_json_and_plain_text_need_no_hint(text: str) -> None:
+    assert reading_hint(text) == ""
+    assert hint_markers(text) == ()
+
+
+@pytest.mark.parametrize("fmt", ["gcx", "dcp", "auto"])
+def test_no_hint_reads_as_a_payload(fmt: str) -> None:
+    hint = reading_hint(fmt)
+    # Nothing in it starts like a GCX1 header or a DCP line, so a client joining
+    # all text blocks gets prose first, never a half-valid payload.
+    assert not any(line.startswith(("GCX", "[", "{")) for line in hint.splitlines())
+    assert select.detect(hint) == "json"
+    with pytest.raises(gcxwire.DecodeError):
+        gcxwire.decode(hint + "\n" + CASES[0][0])
+    assert is_hint(hint)
+
+
+def test_is_hint_knows_the_proxys_one_line_hints_and_no_payload() -> None:
+    for fmt in ("gcx", "dcp"):
+        for wrapped in (False, True):
+            old = hint_for(fmt, wrapped)
+            assert old is not None and is_hint(old)
+    payloads: list[Any] = [p for p, _ in CASES] + ['{"a":1}', "GCX1 tool=t fields=a\n1"]
+    assert not any(is_hint(p) for p in payloads)
