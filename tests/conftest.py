@@ -1,5 +1,5 @@
-"""Shared fixtures. The codec suite runs once per twin: CI runs it again with
-GCXWIRE_NO_EXTENSIONS=1; the header line says which twin this run uses."""
+"""Shared fixtures and options. The codec tests (tests/codec) run on both
+speedup twins in one run; the header line says which twins are tested."""
 
 from __future__ import annotations
 
@@ -14,9 +14,19 @@ from gcxwire import _impl
 DATA = Path(__file__).parent / "data"
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--no-c-extensions",
+        action="store_true",
+        help="run the codec tests on the pure-Python twin only",
+    )
+
+
 def pytest_report_header(config: pytest.Config) -> str:
-    twin = "Cython extension" if _impl.USE_EXTENSIONS else "pure-Python twin"
-    return f"gcxwire speedups: {twin}"
+    if config.getoption("no_c_extensions"):
+        return "gcxwire codec tests: pure-Python twin only"
+    built = "built" if _impl.USE_EXTENSIONS else "NOT built (codec tests on [c] fail)"
+    return f"gcxwire codec tests: Cython extension ({built}) and pure-Python twin"
 
 
 def load_json(path: Path) -> Any:

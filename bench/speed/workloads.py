@@ -15,14 +15,12 @@ from __future__ import annotations
 
 import contextlib
 import random
-import sys
-from collections.abc import Callable, Iterator
-from types import ModuleType
+from collections.abc import Callable
 from typing import Any
 
 import orjson
 
-from gcxwire import _impl, _speedups_py, dcp, gcx
+from gcxwire import _impl, dcp, gcx
 
 SIZES = (5, 50, 500, 5000)
 QUICK_SIZES = (5, 50)
@@ -123,38 +121,9 @@ TOOL = {"symbols": "search_symbols", "issues": "list_issues"}
 # --------------------------------------------------------------------- twins
 
 
-@contextlib.contextmanager
-def twin(name: str) -> Iterator[None]:
-    """Run the GCX1 codec on the ``ext`` (Cython) or ``py`` (pure) speedup leaves.
-
-    Every gcxwire module holding a leaf imported from ``_impl`` gets the chosen
-    twin's leaf, so a module split out later is swapped too.
-    """
-    if name == "ext" and not _impl.USE_EXTENSIONS:
-        raise RuntimeError("the Cython extension is not built")
-    source = _impl if name == "ext" else _speedups_py
-    current = {leaf: getattr(_impl, leaf) for leaf in _speedups_py.__all__}
-    saved = []
-    for module in leaf_users():
-        for leaf, fn in current.items():
-            if getattr(module, leaf, None) is fn:
-                saved.append((module, leaf, fn))
-                setattr(module, leaf, getattr(source, leaf))
-    try:
-        yield
-    finally:
-        for module, leaf, fn in saved:
-            setattr(module, leaf, fn)
-
-
-def leaf_users() -> list[ModuleType]:
-    """The loaded gcxwire modules that call speedup leaves (not the twins themselves)."""
-    skip = {_impl.__name__, _speedups_py.__name__, "gcxwire._speedups"}
-    return [
-        m
-        for n, m in list(sys.modules.items())
-        if (n == "gcxwire" or n.startswith("gcxwire.")) and n not in skip and m is not None
-    ]
+def twin(name: str) -> contextlib.AbstractContextManager[None]:
+    """Run the codec on the ``ext`` (Cython) or ``py`` (pure) leaves: ``_impl.use_twin``."""
+    return _impl.use_twin("c" if name == "ext" else name)
 
 
 TWINS = ("ext", "py") if _impl.USE_EXTENSIONS else ("py",)

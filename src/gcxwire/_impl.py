@@ -6,11 +6,15 @@ twin; otherwise the Cython extension is used when it was built.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
+from collections.abc import Iterator
+from types import ModuleType
 from typing import TYPE_CHECKING
 
-NO_EXTENSIONS = bool(os.environ.get("GCXWIRE_NO_EXTENSIONS")) or (
+# Any value but empty or "0" forces pure Python, as the *_NO_EXTENSIONS switches of aio-libs do.
+NO_EXTENSIONS = os.environ.get("GCXWIRE_NO_EXTENSIONS", "") not in ("", "0") or (
     sys.implementation.name != "cpython"
 )
 
@@ -42,9 +46,51 @@ scan_style = _twin.scan_style
 shared_keys = _twin.shared_keys
 unescape = _twin.unescape
 
+
+@contextlib.contextmanager
+def use_twin(name: str) -> Iterator[None]:
+    """Run every gcxwire module on the ``"c"`` (Cython) or ``"py"`` (pure) leaves for a while.
+
+    Tests and benchmarks measure both twins in one process with it: each loaded
+    module that imported a leaf from here gets the chosen twin's leaf, so a
+    module split out later is swapped too.
+    """
+    if name not in ("c", "py"):
+        raise ValueError(f"Unknown twin {name!r}: use 'c' or 'py'")
+    if name == "c" and not USE_EXTENSIONS:
+        raise RuntimeError("The Cython extension is not built")
+    from . import _speedups_py
+
+    source: ModuleType = _twin if name == "c" else _speedups_py
+    here = sys.modules[__name__]
+    current = {leaf: getattr(here, leaf) for leaf in _speedups_py.__all__}
+    saved = []
+    for module in _leaf_users():
+        for leaf, fn in current.items():
+            if getattr(module, leaf, None) is fn:
+                saved.append((module, leaf, fn))
+                setattr(module, leaf, getattr(source, leaf))
+    try:
+        yield
+    finally:
+        for module, leaf, fn in saved:
+            setattr(module, leaf, fn)
+
+
+def _leaf_users() -> list[ModuleType]:
+    """The loaded gcxwire modules that may call leaves (not the twins nor this module)."""
+    skip = {__name__, f"{__package__}._speedups_py", f"{__package__}._speedups"}
+    return [
+        m
+        for n, m in list(sys.modules.items())
+        if (n == __package__ or n.startswith(f"{__package__}.")) and n not in skip and m is not None
+    ]
+
+
 __all__ = [
     "NO_EXTENSIONS",
     "USE_EXTENSIONS",
+    "use_twin",
     "escape",
     "unescape",
     "format_cell",

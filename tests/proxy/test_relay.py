@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 import orjson
+import pytest
 
 from gcxwire import select
 from gcxwire.proxy.jsonrpc import UPSTREAM_EXITED
@@ -209,6 +210,7 @@ def test_a_tabular_tool_result_is_rewritten_and_reads_back() -> None:
     run(scenario())
 
 
+@pytest.mark.slow
 def test_a_64_mb_line_goes_through_both_ways() -> None:
     size = 64 * 1024 * 1024
     text = "é" * (size // 2)  # two UTF-8 bytes each, so chunks split characters

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from gcxwire import gcx
 from gcxwire.errors import DecodeError, EncodeValueError
 
-from .strategies import same, tables
+from ..strategies import same, tables
 
 PAYLOAD = gcx.encode(
     {"total": 3, "items": [{"id": 1, "s": "a\tb"}, {"id": 2, "s": "é😀"}, {"id": 3}], "x": []},

@@ -13,9 +13,9 @@ import pytest
 from gcxwire import gcx
 from gcxwire.errors import DecodeError, UnsupportedVersionError
 
-from . import reference_model
+from .. import reference_model
 
-GORTEX = Path(__file__).parent / "data" / "gortex"
+GORTEX = Path(__file__).parent.parent / "data" / "gortex"
 CASES = sorted(p.stem for p in (GORTEX / "cases").glob("*.json"))
 
 

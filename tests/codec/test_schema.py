@@ -19,9 +19,9 @@ from gcxwire.schema import (
     unwrap,
 )
 
-from .jsdata import load_js
+from ..jsdata import load_js
 
-DCP = Path(__file__).parent / "data" / "dcp"
+DCP = Path(__file__).parent.parent / "data" / "dcp"
 CASES = [
     "api_flat",
     "scalars_arrays_mixed",

@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 from gcxwire import gcx
 from gcxwire.errors import DecodeError, EncodeValueError
 
-from . import reference_model
-from .strategies import json_values, responses, same, tables
+from .. import reference_model
+from ..strategies import json_values, responses, same, tables
 
 settings.register_profile("gcxwire", max_examples=200, deadline=None)
 settings.load_profile("gcxwire")

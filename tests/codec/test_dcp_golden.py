@@ -17,9 +17,9 @@ from gcxwire import dcp
 from gcxwire.dcp import DcpSchema, infer_schema
 from gcxwire.errors import DecodeError
 
-from .jsdata import load_js
+from ..jsdata import load_js
 
-DCP = Path(__file__).parent / "data" / "dcp"
+DCP = Path(__file__).parent.parent / "data" / "dcp"
 CASES = [
     "api_flat",
     "scalars_arrays_mixed",

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from gcxwire import _impl, _speedups_py
 
-from .strategies import TEXT, TRICKY, json_values
+from ..strategies import TEXT, TRICKY, json_values
 
 try:
     from gcxwire import _speedups
