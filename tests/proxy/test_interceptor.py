@@ -142,8 +142,8 @@ def test_schemas_are_per_interceptor() -> None:
         },
         {"content": [{"type": "text", "text": "[not json"}]},
         {"content": [{"type": "text", "text": "plain words"}]},
-        text_result({"ok": True, "count": 2, "a": 1, "b": 2, "c": 3}),  # a small object
-        text_result([1, 2, 3]),  # not rows
+        {"content": [{"type": "text", "text": '{"ok":true,"count":2}'}]},  # compact already
+        {"content": [{"type": "text", "text": "[1,2,3]"}]},  # not rows, compact already
         {"content": [{"type": "text", "text": '[{"a":1}]'}]},  # already as small as it gets
         {"content": []},
     ],
@@ -163,7 +163,7 @@ def test_structured_drop_removes_structured_content_only_when_rewritten() -> Non
     data = rows(10)
     new = ic.rewrite_tool_result("t", {**text_result(data), "structuredContent": {"result": data}})
     assert new is not None and "structuredContent" not in new
-    small = {**text_result({"a": 1}), "structuredContent": {"a": 1}}
+    small = {"content": [{"type": "text", "text": '{"a":1}'}], "structuredContent": {"a": 1}}
     assert ic.rewrite_tool_result("t", small) is None
 
 
@@ -289,9 +289,10 @@ def test_forced_gcx_reads_back_even_for_sparse_rows() -> None:
     assert text.startswith("GCX1 ") and select.decode(text) == sparse
 
 
-def test_forced_dcp_passes_what_dcp_cannot_carry() -> None:
+def test_forced_dcp_compacts_what_dcp_cannot_carry() -> None:
     record = {f"field_{i}": f"value number {i}" for i in range(12)}
-    assert interceptor("--format", "dcp").rewrite_tool_result("t", text_result(record)) is None
+    new = interceptor("--format", "dcp").rewrite_tool_result("t", text_result(record))
+    assert encoded(new) == json.dumps(record, separators=(",", ":"))  # compact JSON, no DCP
     sparse = [{"id": i, **({"note": f"n{i}"} if i % 2 else {})} for i in range(12)]
     # The gateway dialect writes an absent key as null: not exact, so not used.
     new = interceptor("--format", "dcp").rewrite_tool_result("t", text_result(sparse))

@@ -92,7 +92,7 @@ def test_default_server_names(command: list[str], name: str) -> None:
 def test_options_defaults_and_values() -> None:
     options = parse_options(["--", "srv", "--format", "x"])
     assert options.command == ("srv", "--format", "x")  # after --, all belongs to the server
-    assert (options.format, options.structured, options.hint) == ("auto", "drop", True)
+    assert (options.format, options.structured, options.hint) == ("auto", "drop", "session")
     assert (options.confirm_after, options.cache_size, options.max_fields) == (10, 128, None)
     options = parse_options(["--env", "A=1=2", "--env", "B=", "--name", "gh", "--", "srv"])
     assert options.env == {"A": "1=2", "B": ""} and options.server_name == "gh"

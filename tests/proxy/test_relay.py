@@ -171,10 +171,10 @@ def test_env_option_and_inherited_environment_reach_the_server() -> None:
     run(scenario())
 
 
-def test_a_tool_result_that_is_not_tabular_passes_unchanged() -> None:
+def test_a_tool_result_not_json_or_compact_already_passes_unchanged() -> None:
     async def scenario() -> None:
         async with RawProxy(LINE_SERVER) as proxy:
-            for rid, text in enumerate(['{"ok": true}', "plain words", "[1, 2, 3]"]):
+            for rid, text in enumerate(['{"ok":true}', "plain words", "[1,2,3]"]):
                 params = {"name": "t", "arguments": {"text": text}}
                 await proxy.send(
                     {"jsonrpc": "2.0", "id": rid, "method": "tools/call", "params": params}

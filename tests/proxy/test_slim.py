@@ -44,6 +44,8 @@ def test_meta_fields_go_and_everything_needed_stays() -> None:
     slim = slim_tool(PYDANTIC_TOOL, drop_output_schema=False)
     assert slim["inputSchema"] == {
         "type": "object",
+        # A constraint strict tool calling relies on: kept. (true, the default, goes.)
+        "additionalProperties": False,
         "properties": {
             "user_id": {"type": "integer"},
             # A property called "title" is a property, not a keyword.

@@ -14,7 +14,7 @@ from .codecs import DcpCodec, optional_codec
 from .framing import open_stdio
 from .gateway import Gateway, Member
 from .gateway_config import GatewayConfigError, ServerSpec, load_gateway_config
-from .interceptor import ResponseInterceptor
+from .interceptor import HintSession, ResponseInterceptor
 from .lifecycle import SchemaLifecycle, SchemaVersion
 from .options import ProxyOptions, parse_options
 from .presets import FieldFilter, PresetError, load_filters, load_schema_defs
@@ -83,16 +83,24 @@ def build_members(options: ProxyOptions, specs: Sequence[ServerSpec]) -> list[Me
     """One member per configured server, each with its own interceptor; ``--env``
     applies to every server, under its own ``env``."""
     members = []
+    hints = HintSession(options.hint)  # one client, one session: the hint is said once
     for spec in specs:
         env = {**options.env, **spec.env}
         spec = dataclasses.replace(spec, env=env)
         own = dataclasses.replace(options, name=spec.alias, command=spec.command)
-        members.append(Member(spec, build_interceptor(own, ProxyStats(spec.alias))))
+        interceptor = build_interceptor(own, ProxyStats(spec.alias), hints=hints)
+        members.append(Member(spec, interceptor))
     return members
 
 
-def build_interceptor(options: ProxyOptions, stats: ProxyStats) -> ResponseInterceptor:
-    """The interceptor for one upstream, with its own lifecycle, presets and filters."""
+def build_interceptor(
+    options: ProxyOptions, stats: ProxyStats, *, hints: HintSession | None = None
+) -> ResponseInterceptor:
+    """The interceptor for one upstream, with its own lifecycle, presets and filters.
+
+    A shared ``hints`` session (a gateway's) leaves the instructions to the gateway,
+    which adds the hint once to its merged answer.
+    """
     dcp_module = optional_codec("dcp")
     dcp = DcpCodec(dcp_module) if dcp_module is not None else None
     filters: dict[str, FieldFilter] = {}
@@ -117,6 +125,8 @@ def build_interceptor(options: ProxyOptions, stats: ProxyStats) -> ResponseInter
         format=options.format,
         structured=options.structured,
         hint=options.hint,
+        hints=hints,
+        instructions=hints is None,
         slim_tools=options.slim_tools,
         lifecycle=lifecycle,
         dcp=dcp,

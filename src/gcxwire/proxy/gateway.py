@@ -510,6 +510,9 @@ class Gateway:
             result = dict(successes[0][1])
             if request.method in ("initialize", "server/discover"):
                 result = _merged_hello(result, successes)
+                # The reading hint, once for all servers (they share one session).
+                first = self._members[self._order[0]].interceptor
+                result = first.rewrite_hello(result) or result
             return orjson.dumps({"jsonrpc": "2.0", "id": request.id, "result": result})
         for alias in self._order:  # nobody succeeded: the first error, as its server said it
             if "error" in answers.get(alias, {}):

@@ -1,4 +1,5 @@
-"""Rewrite the answers worth rewriting: ``tools/list`` and tabular ``tools/call`` results.
+"""Rewrite the answers worth rewriting: ``tools/list``, JSON ``tools/call`` results,
+and the reading hint in the ``initialize`` (or ``server/discover``) result.
 
 One :class:`ResponseInterceptor` serves one upstream server; it owns that
 server's schema lifecycle, filters and stats, so several servers never share
@@ -9,24 +10,34 @@ A ``tools/call`` result is rewritten only when all of these hold:
 - it is a complete, successful result: no ``isError``, no ``input_required``,
   no task handle;
 - its content is text only (no images, audio, resources, annotations) and the
-  text is JSON of a tabular shape (:mod:`.tabular`);
-- the encoding plus the hint costs fewer tokens than the original text.
+  text is JSON whose number literals read back as written (:func:`numbers_kept`);
+- the cheapest exact form (GCX1 or DCP for a table, :mod:`.tabular`; compact JSON,
+  or ``gcxwire.select``'s pick, for any other value) plus any hint it still
+  needs costs fewer tokens than the original text.
 
 Otherwise the original message goes out byte for byte. The rewritten result has
 the optional hint block, then one text block with the encoding, every other
 member kept. With ``structured="drop"`` its ``structuredContent`` is removed and
 ``tools/list`` advertises no ``outputSchema``, so no client validates a value
 that changed; with ``"keep"`` both stay as the server sent them.
+
+The hint (how to read GCX1 and DCP) is said once per session: by default in
+the ``instructions`` of the ``initialize``/``server/discover`` result, merged
+with the server's own; a result carries hint lines only for what the session
+has not been told yet (:class:`HintSession`).
 """
 
 from __future__ import annotations
 
 import logging
+import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Literal
 
 import orjson
 
+from .._json import RawNumber, loads_exact
 from ..errors import GcxwireError
 from . import codecs
 from .codecs import DcpCodec, Format
@@ -37,28 +48,136 @@ from .slim import slim_tools_list
 from .stats import ProxyStats
 from .tabular import Table, find_table, parse_text_blocks
 
-__all__ = ["HINTS", "Encoding", "ResponseInterceptor", "hint_for"]
+__all__ = [
+    "HINTS",
+    "Encoding",
+    "HintMode",
+    "HintSession",
+    "ResponseInterceptor",
+    "hint_for",
+    "numbers_kept",
+    "session_hint",
+]
 
 log = logging.getLogger("gcxwire.proxy")
 
-# How a model reads each encoding, at most two lines. Without one the
-# dcp-gateway measured ~15 % column-offset errors on $S payloads.
+HintMode = Literal["session", "per-result", "off"]
+
+# How a model reads each encoding, one line per marker. Without one the
+# dcp-gateway measured ~15 % column-offset errors on $S payloads. No line may
+# begin like a payload ("GCX1", '["$S"', "{"): a client that joins a result's
+# text blocks and decodes the whole must still find the payload's header first
+# after the hint, never mistake the hint for one.
 HINTS: dict[str, str] = {
-    "dcp": 'DCP: the ["$S",schema,field...] line names the columns; each next array is one row.',
-    "gcx": "GCX1: fields= names the columns; each next line is one row, cells TAB-separated.",
+    "dcp": 'A DCP block is a table: its ["$S",schema,field...] line names the columns; '
+    "each next array is one row.",
+    "gcx": "A GCX1 block is a table: fields= names the columns; each next line is one row, "
+    "cells TAB-separated.",
 }
 WRAPPER_HINTS: dict[str, str] = {
-    "dcp": "The {...} line first holds the other members of the object around the rows.",
-    "gcx": "The rows sit under the member named by of=; pairs like total_count=4 are its siblings.",
+    "dcp": "In DCP, a {...} line before the rows holds the other members of the object "
+    "around them.",
+    "gcx": "In GCX1, the rows sit under the member named by of=; pairs like total_count=4 "
+    "are its siblings.",
 }
 
 
 def hint_for(format: str, wrapped: bool) -> str | None:
     """The hint for an encoding (``None`` for JSON, which needs none)."""
-    hint = HINTS.get(format)
-    if hint is not None and wrapped:
-        hint += "\n" + WRAPPER_HINTS[format]
-    return hint
+    lines = _hint_lines(format, wrapped)
+    return "\n".join(lines) if lines else None
+
+
+def _hint_lines(format: str, wrapped: bool) -> list[str]:
+    if format not in HINTS:
+        return []
+    return [HINTS[format], WRAPPER_HINTS[format]] if wrapped else [HINTS[format]]
+
+
+def session_hint() -> str:
+    """Everything a session may need to read the proxy's results, for ``instructions``."""
+    lines = [line for fmt in ("gcx", "dcp") for line in _hint_lines(fmt, True)]
+    return "Some tool results are tables in a compact text form.\n" + "\n".join(lines)
+
+
+class HintSession:
+    """What the client has been told about reading the proxy's results.
+
+    ``session`` (the default): the whole hint goes into the ``instructions`` of
+    the first ``initialize``/``server/discover`` result; a result carries only
+    the lines the session has not been told (a 2026-07-28 client may never ask
+    for ``server/discover``). ``per-result``: every rewritten result carries its
+    lines. ``off``: never. One session may serve several interceptors (a
+    gateway's servers share the client).
+    """
+
+    def __init__(self, mode: HintMode = "session") -> None:
+        self.mode: HintMode = mode
+        self._told: set[str] = set()
+
+    def lines_for(self, lines: Iterable[str]) -> list[str]:
+        """The hint lines to put before one result that needs ``lines``."""
+        if self.mode == "off":
+            return []
+        if self.mode == "per-result":
+            return list(lines)
+        return [line for line in lines if line not in self._told]
+
+    def told(self, lines: Iterable[str]) -> None:
+        """``lines`` reached the client (in a result that was sent rewritten)."""
+        if self.mode == "session":
+            self._told.update(lines)
+
+    def with_instructions(self, result: JsonObject) -> JsonObject | None:
+        """``result`` (of initialize or server/discover) with the hint added to
+        its ``instructions``, after the server's own; ``None`` for no change."""
+        if self.mode != "session":
+            return None
+        hint = session_hint()
+        own = result.get("instructions")
+        text = f"{own}\n\n{hint}" if isinstance(own, str) and own.strip() else hint
+        self._told.update(line for fmt in ("gcx", "dcp") for line in _hint_lines(fmt, True))
+        return {**result, "instructions": text}
+
+
+# A text with none of these holds integer literals only: orjson and the
+# codecs write any int back as it was (``-0`` aside, caught here too).
+_MAYBE_NOT_INT = re.compile(r"[0-9][.eE]|-0(?![0-9])")
+
+
+def numbers_kept(texts: Iterable[str]) -> bool:
+    """Whether every number literal in these JSON texts is the one the codecs
+    write for its value, so re-encoding cannot re-format a number
+    (``1.50``, ``1e3``, ``-0`` and ``1E+2`` would change; ``1.5`` and ``7`` do not)."""
+    for text in texts:
+        if _MAYBE_NOT_INT.search(text) is None:
+            continue
+        try:
+            value = loads_exact(text)
+        except GcxwireError:
+            return False
+        if not all(_canonical(number.text) for number in _numbers(value)):
+            return False
+    return True
+
+
+def _numbers(value: Any) -> Iterable[RawNumber]:
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, RawNumber):
+            yield item
+        elif isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+
+
+def _canonical(literal: str) -> bool:
+    if not any(c in literal for c in ".eE"):
+        return literal != "-0"
+    number = float(literal)
+    return repr(number) == literal and orjson.dumps(number).decode() == literal
 
 
 @dataclass(frozen=True)
@@ -69,6 +188,7 @@ class Encoding:
     format: str  # "gcx", "dcp" or "json"
     tokens: int
     schema: SchemaVersion | None = None
+    wrapped: bool = False  # rows under a wrapper object (a second hint line)
 
 
 class ResponseInterceptor:
@@ -78,20 +198,30 @@ class ResponseInterceptor:
         stats: ProxyStats,
         format: Literal["auto", "gcx", "dcp"] = "auto",
         structured: Literal["keep", "drop"] = "drop",
-        hint: bool = True,
+        hint: bool | HintMode = "session",
         slim_tools: bool = True,
         lifecycle: SchemaLifecycle | None = None,
         dcp: DcpCodec | None = None,
         filters: dict[str, FieldFilter] | None = None,
+        hints: HintSession | None = None,
+        instructions: bool = True,
     ) -> None:
         self.stats = stats
         self.format = format
         self.structured = structured
-        self.hint = hint
+        mode: HintMode = ("session" if hint else "off") if isinstance(hint, bool) else hint
+        # A gateway's servers share one session; the gateway then writes the
+        # instructions itself (``instructions=False``), once for all servers.
+        self.hints = hints if hints is not None else HintSession(mode)
+        self.instructions = instructions
         self.slim_tools = slim_tools
         self.lifecycle = lifecycle
         self.dcp = dcp
         self.filters = dict(filters or {})
+
+    @property
+    def hint(self) -> bool:
+        return self.hints.mode != "off"
 
     # -- the relay's hook -------------------------------------------------------
 
@@ -103,9 +233,18 @@ class ResponseInterceptor:
             new = self.rewrite_tools_list(result)
         elif request.tool is not None:
             new = self.rewrite_tool_result(request.tool, result)
+        elif request.method in ("initialize", "server/discover") and self.instructions:
+            new = self.rewrite_hello(result)
         else:
             return None
         return None if new is None else {**response, "result": new}
+
+    def rewrite_hello(self, result: JsonObject) -> JsonObject | None:
+        """The session's reading hint in the ``instructions`` of ``result``."""
+        new = self.hints.with_instructions(result)
+        if new is not None:
+            self.stats.instructions_hint_tokens += codecs.count_tokens(session_hint())
+        return new
 
     # -- tools/list -----------------------------------------------------------
 
@@ -138,22 +277,25 @@ class ResponseInterceptor:
         counters.bytes_before += size
         texts = _plain_texts(result)
         value = None if texts is None else parse_text_blocks(texts, codecs.loads)
-        table = None if value is None else find_table(value)
-        if texts is None or table is None:
-            counters.bytes_after += size
+        if texts is None or value is None:
+            tokens = sum(codecs.count_tokens(text) for text in _all_texts(result))
+            self._passed(tool, size, tokens, tokens)
             return None
         before = sum(codecs.count_tokens(text) for text in texts)
-        chosen = self._encode(tool, table)
-        hint = None
-        if chosen is not None and self.hint:
-            hint = hint_for(chosen.format, table.wrapper_key is not None)
+        compact = codecs.count_tokens(_compact_baseline(texts, value))
+        if not numbers_kept(texts):  # a rewrite would re-format a number literal
+            log.debug("%s: a number literal would not read back as written; passing", tool)
+            self._passed(tool, size, before, compact)
+            return None
+        chosen = self._cheapest(tool, value)
+        needed = [] if chosen is None else _hint_lines(chosen.format, chosen.wrapped)
+        lines = self.hints.lines_for(needed)
+        hint = "\n".join(lines) if lines else None
         hint_cost = 0 if hint is None else codecs.count_tokens(hint)
         if chosen is None or chosen.tokens + hint_cost >= before:
-            counters.bytes_after += size
-            counters.tokens_before += before
-            counters.tokens_after += before
-            self._note_schema(tool, None)
+            self._passed(tool, size, before, compact)
             return None
+        self.hints.told(lines)
         content: list[JsonObject] = []
         if hint is not None:
             content.append({"type": "text", "text": hint})
@@ -164,11 +306,33 @@ class ResponseInterceptor:
         counters.rewritten += 1
         counters.bytes_after += len(orjson.dumps(new))
         counters.tokens_before += before
+        counters.tokens_compact += compact
         counters.tokens_after += chosen.tokens + hint_cost
         counters.hint_tokens += hint_cost
         counters.format = chosen.format
         self._note_schema(tool, chosen.schema)
         return new
+
+    def _passed(self, tool: str, size: int, tokens: int, compact: int) -> None:
+        """Count a result that goes out as the server sent it."""
+        counters = self.stats.tool(tool)
+        counters.bytes_after += size
+        counters.tokens_before += tokens
+        counters.tokens_compact += compact
+        counters.tokens_after += tokens
+        self._note_schema(tool, None)
+
+    def _cheapest(self, tool: str, value: Any) -> Encoding | None:
+        """A table in the chosen format; any other JSON value (or a table no
+        format carries more cheaply) as compact JSON or select's pick."""
+        table = find_table(value)
+        chosen = None if table is None else self._encode(tool, table)
+        if chosen is not None and (self.format == "auto" or chosen.format != "json"):
+            return chosen
+        plain = self._encode_select(tool, value, "auto" if table is None else "json")
+        if chosen is None or (plain is not None and plain.tokens < chosen.tokens):
+            return plain
+        return chosen
 
     def _note_schema(self, tool: str, used: SchemaVersion | None) -> None:
         """Stats show the schema that encoded the result, else the tool's current one."""
@@ -183,20 +347,23 @@ class ResponseInterceptor:
 
     def _encode(self, tool: str, table: Table) -> Encoding | None:
         """The cheapest exact encoding of ``table`` in the chosen format, or ``None``."""
+        wrapped = table.wrapper_key is not None
         table = self._filtered(tool, table)
         if self.format == "gcx":
-            return self._encode_select(tool, table.value, "gcx")
+            return self._encode_select(tool, table.value, "gcx", wrapped)
         dcp = self._encode_dcp(tool, table)
         if self.format == "dcp":
-            return dcp or self._encode_select(tool, table.value, "dcp")
+            return dcp or self._encode_select(tool, table.value, "dcp", wrapped)
         if dcp is None:
-            return self._encode_select(tool, table.value, "auto")
+            return self._encode_select(tool, table.value, "auto", wrapped)
         # The tool's own DCP carries its versioned schema id (tool:vN); select's
         # DCP would be the same format under a generic id, so it does not compete.
-        others = [self._encode_select(tool, table.value, fmt) for fmt in ("gcx", "json")]
+        others = [self._encode_select(tool, table.value, fmt, wrapped) for fmt in ("gcx", "json")]
         return min([dcp, *(c for c in others if c is not None)], key=lambda c: c.tokens)
 
-    def _encode_select(self, tool: str, value: Any, fmt: Format) -> Encoding | None:
+    def _encode_select(
+        self, tool: str, value: Any, fmt: Format, wrapped: bool = False
+    ) -> Encoding | None:
         """``gcxwire.select``'s encoding in ``fmt``, if it reads back exactly
         (``auto`` checks that itself; compact JSON needs no check)."""
         try:
@@ -207,13 +374,14 @@ class ResponseInterceptor:
         if fmt not in ("auto", "json") and not codecs.same_value(codecs.decode(text), value):
             log.debug("%s does not read back exactly for %s", fmt, tool)
             return None
-        return Encoding(text, codecs.detect(text), codecs.count_tokens(text))
+        return Encoding(text, codecs.detect(text), codecs.count_tokens(text), wrapped=wrapped)
 
     def _encode_dcp(self, tool: str, table: Table) -> Encoding | None:
         """DCP with the tool's lifecycle schema, kept only if it reads back exactly."""
         rows = table.rows
         if self.dcp is None or self.lifecycle is None or rows is None:
             return None
+        wrapped = table.wrapper_key is not None
         schema = self.lifecycle.schema_for(tool, rows)
         if schema.status == "preset":  # the user chose its fields: no exactness to check
             try:
@@ -222,15 +390,34 @@ class ResponseInterceptor:
             except Exception as exc:
                 log.warning("preset %s cannot encode a result of %s: %r", schema.id, tool, exc)
                 return None
-            return Encoding(text, "dcp", codecs.count_tokens(text), schema)
+            return Encoding(text, "dcp", codecs.count_tokens(text), schema, wrapped)
         try:
             text = self.dcp.encode(table, schema)
             if codecs.same_value(codecs.decode(text), _expected(table, schema.dropped)):
-                return Encoding(text, "dcp", codecs.count_tokens(text), schema)
+                return Encoding(text, "dcp", codecs.count_tokens(text), schema, wrapped)
             log.debug("DCP with %s does not read back exactly for %s", schema.id, tool)
         except Exception as exc:  # a codec limit is a reason to pass, not to fail
             log.debug("DCP with %s failed for %s: %r", schema.id, tool, exc)
         return None
+
+
+def _compact_baseline(texts: list[str], value: Any) -> str:
+    """What the server would have sent as compact JSON: each block compacted."""
+    if len(texts) == 1:
+        return codecs.encode(value, tool="", format="json")
+    return "".join(codecs.encode(item, tool="", format="json") for item in value)
+
+
+def _all_texts(result: JsonObject) -> list[str]:
+    """The texts of every text block of a result, whatever else it holds."""
+    content = result.get("content")
+    if not isinstance(content, list):
+        return []
+    return [
+        block["text"]
+        for block in content
+        if isinstance(block, dict) and isinstance(block.get("text"), str)
+    ]
 
 
 def _without_output_schema(tool: Any) -> Any:
@@ -275,6 +462,10 @@ def _drop_paths(row: dict[str, Any], paths: tuple[str, ...]) -> dict[str, Any]:
             continue
         if not rest:
             del out[head]
-        elif isinstance(out[head], dict):
-            out[head] = _drop_paths(out[head], (rest,))
+        elif isinstance(out[head], dict) and out[head]:
+            inner = _drop_paths(out[head], (rest,))
+            if inner:
+                out[head] = inner
+            else:  # every member was left out: DCP has no column left for the parent
+                del out[head]
     return out

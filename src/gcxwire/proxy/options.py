@@ -13,6 +13,7 @@ __all__ = ["ProxyOptions", "build_parser", "default_server_name", "parse_options
 
 Format = Literal["auto", "gcx", "dcp"]
 Structured = Literal["keep", "drop"]
+Hint = Literal["session", "per-result", "off"]
 
 USAGE = (
     "gcxwire proxy [options] -- <server command> [args...]\n"
@@ -43,7 +44,7 @@ class ProxyOptions:
     cwd: str | None = None
     format: Format = "auto"
     structured: Structured = "drop"
-    hint: bool = True
+    hint: Hint = "session"
     slim_tools: bool = True
     confirm_after: int = 10
     cache_size: int = 128
@@ -133,10 +134,19 @@ def build_parser() -> argparse.ArgumentParser:
         "tools/list; keep: leave both and rewrite only the text (default: drop)",
     )
     encoding.add_argument(
+        "--hint",
+        choices=("session", "per-result", "off"),
+        default="session",
+        help="the how-to-read hint: once per session, in the initialize instructions "
+        "(results carry only what the session was not told); per-result: before every "
+        "rewritten result; off (default: session)",
+    )
+    encoding.add_argument(
         "--no-hint",
         dest="hint",
-        action="store_false",
-        help="do not add the short how-to-read hint to rewritten results",
+        action="store_const",
+        const="off",
+        help="the same as --hint off",
     )
     encoding.add_argument(
         "--no-slim",

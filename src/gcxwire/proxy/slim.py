@@ -5,8 +5,9 @@ times. Removed from ``inputSchema`` (recursively, only where a JSON Schema
 keyword can appear, never a property that happens to be called ``title``):
 
 - ``$schema``, ``$id``, ``$comment`` (meta-data for schema tooling);
-- ``additionalProperties: true|false`` (a server-side validation rule; a schema
-  for map values is kept);
+- ``additionalProperties: true`` (the default, so it says nothing). ``false`` is
+  kept: it is a constraint, and strict tool calling relies on it; a schema for
+  map values is kept too;
 - a ``title`` at the root, or one that only restates its property or ``$defs`` name
   (pydantic writes ``"title": "User Id"`` for ``user_id``);
 - a ``description`` that only restates its property name.
@@ -65,7 +66,7 @@ def _slim_schema(schema: Any, name: str | None, *, root: bool = False) -> Any:
     for key, value in schema.items():
         if key in _TOOLING_KEYWORDS:
             continue
-        if key == "additionalProperties" and isinstance(value, bool):
+        if key == "additionalProperties" and value is True:
             continue
         if key == "title" and (root or _restates(value, name)):
             continue

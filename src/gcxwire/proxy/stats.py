@@ -15,14 +15,21 @@ __all__ = ["ProxyStats", "ToolStats", "ToolsListStats", "write_gateway_stats"]
 
 @dataclass
 class ToolStats:
-    """Counters for one tool. Tokens are counted only for results the proxy
-    compared encodings for (JSON with a tabular shape); bytes for every result."""
+    """Counters for one tool, over every result (rewritten or passed through).
+
+    Two baselines: ``tokens_before`` is the server's text as sent (often
+    pretty-printed JSON), ``tokens_compact`` the same values as compact JSON
+    (for text that is not JSON, the text itself). ``tokens_after`` is what the
+    client got, hint lines included; a result passed through counts the same
+    before and after. Tokens are those of the text blocks.
+    """
 
     calls: int = 0
     rewritten: int = 0
     bytes_before: int = 0
     bytes_after: int = 0
     tokens_before: int = 0
+    tokens_compact: int = 0
     tokens_after: int = 0
     hint_tokens: int = 0
     format: str | None = None
@@ -45,6 +52,8 @@ class ProxyStats:
     server: str
     tools: dict[str, ToolStats] = field(default_factory=dict)
     tools_list: ToolsListStats = field(default_factory=ToolsListStats)
+    # the reading hint added once to the initialize/server/discover instructions
+    instructions_hint_tokens: int = 0
 
     def tool(self, name: str) -> ToolStats:
         stats = self.tools.get(name)
@@ -61,7 +70,20 @@ class ProxyStats:
         return {
             "server": self.server,
             "tools_list": asdict(self.tools_list),
+            "instructions_hint_tokens": self.instructions_hint_tokens,
             "tools": {name: asdict(stats) for name, stats in self._snapshot()},
+            "totals": self.totals(),
+        }
+
+    def totals(self) -> dict[str, int]:
+        """All tools' results together, and the hint in the instructions."""
+        tools = [stats for _, stats in self._snapshot()]
+        return {
+            "calls": sum(s.calls for s in tools),
+            "rewritten": sum(s.rewritten for s in tools),
+            "tokens_before": sum(s.tokens_before for s in tools),
+            "tokens_compact": sum(s.tokens_compact for s in tools),
+            "tokens_after": sum(s.tokens_after for s in tools) + self.instructions_hint_tokens,
         }
 
     def write_json(self, path: str) -> None:
@@ -79,15 +101,20 @@ class ProxyStats:
             )
         for name, s in self._snapshot():
             schema = f", {s.schema_id} ({s.schema_status})" if s.schema_id else ""
-            tokens = ""
-            if s.tokens_before:
-                tokens = f", {s.tokens_before} -> {s.tokens_after} tokens" + _saving(
-                    s.tokens_before, s.tokens_after
-                )
             lines.append(
                 f"  {name}: {s.calls} calls, {s.rewritten} rewritten"
                 f"{f' as {s.format}' if s.format else ''}{schema}; "
-                f"{s.bytes_before} -> {s.bytes_after} bytes{tokens}"
+                f"{s.bytes_before} -> {s.bytes_after} bytes, "
+                + _two_baselines(s.tokens_before, s.tokens_compact, s.tokens_after)
+            )
+        if self.tools:
+            t = self.totals()
+            hint = self.instructions_hint_tokens
+            lines.append(
+                f"  all results ({t['calls']} calls"
+                + (f", the {hint}-token hint in the instructions" if hint else "")
+                + "): "
+                + _two_baselines(t["tokens_before"], t["tokens_compact"], t["tokens_after"])
             )
         if len(lines) == 1:
             lines.append("  no tools/list or tools/call answers seen")
@@ -98,6 +125,18 @@ def _saving(before: int, after: int) -> str:
     if before <= 0:
         return ""
     return f" ({100 * (before - after) / before:.1f}% saved)"
+
+
+def _percent(before: int, after: int) -> str:
+    return "n/a" if before <= 0 else f"{100 * (before - after) / before:.1f}%"
+
+
+def _two_baselines(text: int, compact: int, after: int) -> str:
+    """``1022 -> 376 tokens (63.2% saved vs the text as sent, 41.0% vs compact JSON 637)``."""
+    return (
+        f"{text} -> {after} tokens ({_percent(text, after)} saved vs the text as sent, "
+        f"{_percent(compact, after)} vs compact JSON {compact})"
+    )
 
 
 def write_gateway_stats(path: str, all_stats: Sequence[ProxyStats]) -> None:

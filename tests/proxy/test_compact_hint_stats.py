@@ -1,0 +1,210 @@
+"""Results that are not tables get compacted, the hint is said once per session,
+and the stats measure against both the text as sent and compact JSON."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import orjson
+import pytest
+
+from gcxwire import select, tokens
+from gcxwire.proxy.cli import build_interceptor
+from gcxwire.proxy.interceptor import (
+    HINTS,
+    WRAPPER_HINTS,
+    ResponseInterceptor,
+    numbers_kept,
+    session_hint,
+)
+from gcxwire.proxy.jsonrpc import PendingRequest
+from gcxwire.proxy.options import parse_options
+from gcxwire.proxy.stats import ProxyStats
+
+
+def interceptor(*options: str) -> ResponseInterceptor:
+    parsed = parse_options([*options, "--", "server"])
+    return build_interceptor(parsed, ProxyStats(parsed.server_name))
+
+
+def pretty(value: Any) -> dict[str, Any]:
+    return {"content": [{"type": "text", "text": json.dumps(value, indent=2)}]}
+
+
+def as_result(text: str) -> dict[str, Any]:
+    return {"content": [{"type": "text", "text": text}]}
+
+
+def rows(n: int, start: int = 0) -> list[dict[str, Any]]:
+    return [{"id": i, "login": f"user{i}", "score": i / 4} for i in range(start, start + n)]
+
+
+def texts_of(result: dict[str, Any] | None) -> list[str]:
+    assert result is not None, "expected a rewrite"
+    return [block["text"] for block in result["content"]]
+
+
+# mcp-server-time's answer: a small object, pretty-printed by the server.
+TIME = {
+    "timezone": "Europe/Warsaw",
+    "datetime": "2026-11-30T12:00:00+01:00",
+    "day_of_week": "Monday",
+    "is_dst": False,
+}
+
+
+# -- compact what is not tabular ------------------------------------------------------
+
+
+def test_a_small_pretty_object_becomes_compact_json() -> None:
+    ic = interceptor()
+    new = ic.rewrite_tool_result("get_current_time", pretty(TIME))
+    assert texts_of(new) == [json.dumps(TIME, separators=(",", ":"))]  # no hint for JSON
+    counters = ic.stats.tool("get_current_time")
+    assert counters.rewritten == 1 and counters.format == "json"
+    assert counters.tokens_after == counters.tokens_compact < counters.tokens_before
+
+
+def test_structured_content_of_a_compacted_result_follows_the_structured_option() -> None:
+    result = {**pretty(TIME), "structuredContent": TIME}
+    dropped = interceptor().rewrite_tool_result("t", result)
+    assert dropped is not None and "structuredContent" not in dropped
+    kept = interceptor("--structured", "keep").rewrite_tool_result("t", result)
+    assert kept is not None and kept["structuredContent"] == TIME
+
+
+@pytest.mark.parametrize("literal", ["1.50", "1e3", "1E+2", "-0", "100.000", "1e16"])
+def test_a_number_literal_that_would_change_passes_the_result_through(literal: str) -> None:
+    text = '{\n  "price": ' + literal + ',\n  "name": "widget"\n}'
+    assert not numbers_kept([text])
+    assert interceptor().rewrite_tool_result("t", as_result(text)) is None
+    table = "[\n" + ",\n".join(f'  {{"id": {i}, "price": {literal}}}' for i in range(20)) + "\n]"
+    assert interceptor().rewrite_tool_result("t", as_result(table)) is None
+
+
+@pytest.mark.parametrize("literal", ["1.5", "0.25", "-3", "100.0", "12345678901234567890123"])
+def test_number_literals_written_as_the_codecs_write_them_are_rewritten(literal: str) -> None:
+    text = '{\n  "price": ' + literal + ',\n  "name": "widget 1.50e3"\n}'
+    assert numbers_kept([text])
+    new = interceptor().rewrite_tool_result("t", as_result(text))
+    assert texts_of(new) == ['{"price":' + literal + ',"name":"widget 1.50e3"}']
+
+
+def test_a_list_of_scalars_is_compacted_and_reads_back() -> None:
+    value = list(range(40))
+    new = interceptor().rewrite_tool_result("t", pretty(value))
+    assert select.decode(texts_of(new)[-1]) == value
+
+
+# -- the hint, once per session --------------------------------------------------------
+
+
+def hello(ic: ResponseInterceptor, instructions: str | None = None) -> dict[str, Any]:
+    """The initialize result the client gets."""
+    result: dict[str, Any] = {"protocolVersion": "2025-11-25", "capabilities": {}}
+    if instructions is not None:
+        result["instructions"] = instructions
+    response = {"jsonrpc": "2.0", "id": 0, "result": result}
+    new = ic.rewrite(PendingRequest(0, "initialize", {}), response)
+    return result if new is None else dict(new["result"])
+
+
+def call(ic: ResponseInterceptor, i: int, value: Any) -> list[str]:
+    response = {"jsonrpc": "2.0", "id": i, "result": pretty(value)}
+    new = ic.rewrite(PendingRequest(i, "tools/call", {"name": "t"}), response)
+    return texts_of(None if new is None else new["result"])
+
+
+def hint_count(texts: list[str]) -> int:
+    """How often the client was told how to read GCX1 (what these results are in)."""
+    return sum(text.count(HINTS["gcx"]) for text in texts)
+
+
+def test_the_hint_goes_into_the_instructions_once_and_no_result_repeats_it() -> None:
+    ic = interceptor("--format", "gcx")
+    result = hello(ic, "Use the search tool first.")
+    assert result["instructions"].startswith("Use the search tool first.\n\n")
+    assert result["instructions"].endswith(session_hint())
+    outputs = [result["instructions"]]
+    for i in range(1, 21):
+        outputs += call(ic, i, rows(12, i))
+    assert hint_count(outputs) == 1  # one hint for the whole session, 20 calls
+    assert ic.stats.instructions_hint_tokens == tokens.count(session_hint())
+    assert ic.stats.tool("t").hint_tokens == 0
+
+
+def test_without_a_handshake_each_marker_is_explained_once() -> None:
+    ic = interceptor("--format", "gcx")  # a 2026-07-28 client that never asks server/discover
+    first = call(ic, 1, rows(12))
+    assert first[0] == HINTS["gcx"] and len(first) == 2
+    assert len(call(ic, 2, rows(12, 12))) == 1  # told already
+    wrapped = call(ic, 3, {"total_count": 12, "items": rows(12)})
+    assert wrapped[0] == WRAPPER_HINTS["gcx"]  # only the line not said yet
+    assert len(call(ic, 4, {"total_count": 12, "items": rows(12)})) == 1
+
+
+def test_per_result_hints_every_rewritten_result() -> None:
+    ic = interceptor("--hint", "per-result")
+    assert "instructions" not in hello(ic)
+    outputs = [text for i in range(5) for text in call(ic, i, rows(12, i))]
+    assert hint_count(outputs) == 5
+
+
+def test_hint_off_and_no_hint_say_nothing() -> None:
+    for options in (("--hint", "off"), ("--no-hint",)):
+        ic = interceptor(*options)
+        response = {"jsonrpc": "2.0", "id": 0, "result": {"capabilities": {}}}
+        assert ic.rewrite(PendingRequest(0, "initialize", {}), response) is None
+        assert hint_count(call(ic, 1, rows(12))) == 0
+
+
+def test_no_hint_line_begins_like_a_payload() -> None:
+    lines = [*HINTS.values(), *WRAPPER_HINTS.values(), *session_hint().splitlines()]
+    for line in lines:
+        assert not line.startswith(("GCX", '["$S"', "{", "[")), line
+        assert select.detect(line) == "json"
+
+
+# -- honest numbers ----------------------------------------------------------------
+
+
+def test_stats_count_both_baselines_and_results_passed_through() -> None:
+    ic = interceptor()
+    data = rows(30)
+    ic.rewrite_tool_result("table", pretty(data))
+    ic.rewrite_tool_result("words", as_result("plain words here"))
+    table, words = ic.stats.tool("table"), ic.stats.tool("words")
+    assert table.tokens_compact == tokens.count(json.dumps(data, separators=(",", ":")))
+    assert table.tokens_before > table.tokens_compact > table.tokens_after > 0
+    assert words.tokens_before == words.tokens_compact == words.tokens_after == 3
+    stats = ic.stats.as_dict()
+    assert stats["totals"]["tokens_before"] == table.tokens_before + words.tokens_before
+    assert stats["totals"]["tokens_compact"] == table.tokens_compact + words.tokens_compact
+    summary = ic.stats.summary()
+    assert "vs the text as sent" in summary and "vs compact JSON" in summary
+    assert "words: 1 calls, 0 rewritten" in summary and "3 -> 3 tokens" in summary
+
+
+def test_stats_file_carries_both_baselines(tmp_path: Any) -> None:
+    ic = interceptor()
+    ic.rewrite_tool_result("t", pretty(rows(10)))
+    path = tmp_path / "stats.json"
+    ic.stats.write_json(str(path))
+    tool = orjson.loads(path.read_bytes())["tools"]["t"]
+    assert tool["tokens_before"] > tool["tokens_compact"] > tool["tokens_after"]
+
+
+# -- the DCP schema id after confirmation ------------------------------------------------
+
+
+def test_a_confirmed_schema_keeps_the_tool_id_when_a_nested_object_was_always_null() -> None:
+    ic = interceptor("--format", "dcp", "--confirm-after", "10")
+    ids = []
+    for i in range(4):
+        data = [{"id": n, "name": f"n{n}", "meta": {"x": None}} for n in range(i * 6, i * 6 + 6)]
+        text = texts_of(ic.rewrite_tool_result("t", pretty(data)))[-1]
+        ids.append(orjson.loads(text.splitlines()[0])[1])
+        if i >= 2:  # the documented loss: an object whose members were all null reads absent
+            assert select.decode(text) == [{"id": r["id"], "name": r["name"]} for r in data]
+    assert ids == ["t:v1", "t:v1", "t:v2", "t:v2"]
