@@ -10,14 +10,9 @@ import orjson
 import pytest
 
 from gcxwire import select, tokens
+from gcxwire.mcp import HINT_OPENING, MARKERS, is_hint, reading_hint
 from gcxwire.proxy.cli import build_interceptor
-from gcxwire.proxy.interceptor import (
-    HINTS,
-    WRAPPER_HINTS,
-    ResponseInterceptor,
-    numbers_kept,
-    session_hint,
-)
+from gcxwire.proxy.interceptor import ResponseInterceptor, numbers_kept
 from gcxwire.proxy.jsonrpc import PendingRequest
 from gcxwire.proxy.options import parse_options
 from gcxwire.proxy.stats import ProxyStats
@@ -117,35 +112,42 @@ def call(ic: ResponseInterceptor, i: int, value: Any) -> list[str]:
 
 
 def hint_count(texts: list[str]) -> int:
-    """How often the client was told how to read GCX1 (what these results are in)."""
-    return sum(text.count(HINTS["gcx"]) for text in texts)
+    """How often the client was told how to read a GCX1 table (what these results are)."""
+    return sum(text.count(MARKERS["gcx"]) for text in texts)
 
 
 def test_the_hint_goes_into_the_instructions_once_and_no_result_repeats_it() -> None:
     ic = interceptor("--format", "gcx")
     result = hello(ic, "Use the search tool first.")
-    assert result["instructions"].startswith("Use the search tool first.\n\n")
-    assert result["instructions"].endswith(session_hint())
+    assert result["instructions"] == "Use the search tool first.\n\n" + reading_hint("gcx")
     outputs = [result["instructions"]]
     for i in range(1, 21):
         outputs += call(ic, i, rows(12, i))
+    assert len(outputs) == 21  # one text block per result: no hint block
     assert hint_count(outputs) == 1  # one hint for the whole session, 20 calls
-    assert ic.stats.instructions_hint_tokens == tokens.count(session_hint())
+    assert ic.stats.instructions_hint_tokens == tokens.count(reading_hint("gcx"))
     assert ic.stats.tool("t").hint_tokens == 0
+
+
+def test_instructions_explain_both_formats_under_auto() -> None:
+    result = hello(interceptor())
+    assert result["instructions"] == reading_hint("auto")
+    assert MARKERS["dcp"] in result["instructions"] and MARKERS["gcx"] in result["instructions"]
 
 
 def test_without_a_handshake_each_marker_is_explained_once() -> None:
     ic = interceptor("--format", "gcx")  # a 2026-07-28 client that never asks server/discover
     first = call(ic, 1, rows(12))
-    assert first[0] == HINTS["gcx"] and len(first) == 2
+    assert is_hint(first[0]) and MARKERS["gcx"] in first[0] and len(first) == 2
+    assert MARKERS["of"] not in first[0]  # a plain table uses no of=
     assert len(call(ic, 2, rows(12, 12))) == 1  # told already
     wrapped = call(ic, 3, {"total_count": 12, "items": rows(12)})
-    assert wrapped[0] == WRAPPER_HINTS["gcx"]  # only the line not said yet
+    assert MARKERS["of"] in wrapped[0] and MARKERS["gcx"] not in wrapped[0]  # only what is new
     assert len(call(ic, 4, {"total_count": 12, "items": rows(12)})) == 1
 
 
 def test_per_result_hints_every_rewritten_result() -> None:
-    ic = interceptor("--hint", "per-result")
+    ic = interceptor("--hint", "per-result", "--format", "gcx")
     assert "instructions" not in hello(ic)
     outputs = [text for i in range(5) for text in call(ic, i, rows(12, i))]
     assert hint_count(outputs) == 5
@@ -159,11 +161,11 @@ def test_hint_off_and_no_hint_say_nothing() -> None:
         assert hint_count(call(ic, 1, rows(12))) == 0
 
 
-def test_no_hint_line_begins_like_a_payload() -> None:
-    lines = [*HINTS.values(), *WRAPPER_HINTS.values(), *session_hint().splitlines()]
-    for line in lines:
-        assert not line.startswith(("GCX", '["$S"', "{", "[")), line
-        assert select.detect(line) == "json"
+def test_a_hint_block_does_not_begin_like_a_payload() -> None:
+    ic = interceptor("--hint", "per-result", "--format", "gcx")
+    hint, payload = call(ic, 1, rows(12))
+    assert hint.startswith(HINT_OPENING) and not hint.startswith(("GCX", '["$S"', "{", "["))
+    assert select.detect(hint) == "json" and select.decode(payload) == rows(12)
 
 
 # -- honest numbers ----------------------------------------------------------------
@@ -186,13 +188,20 @@ def test_stats_count_both_baselines_and_results_passed_through() -> None:
     assert "words: 1 calls, 0 rewritten" in summary and "3 -> 3 tokens" in summary
 
 
+def test_a_table_whose_hint_costs_more_than_it_saves_goes_as_compact_json() -> None:
+    ic = interceptor()  # no handshake: the first table would need the whole hint
+    small = rows(3)
+    new = ic.rewrite_tool_result("t", pretty(small))
+    assert texts_of(new) == [json.dumps(small, separators=(",", ":"))]
+
+
 def test_stats_file_carries_both_baselines(tmp_path: Any) -> None:
     ic = interceptor()
     ic.rewrite_tool_result("t", pretty(rows(10)))
     path = tmp_path / "stats.json"
     ic.stats.write_json(str(path))
     tool = orjson.loads(path.read_bytes())["tools"]["t"]
-    assert tool["tokens_before"] > tool["tokens_compact"] > tool["tokens_after"]
+    assert tool["tokens_before"] > tool["tokens_compact"] >= tool["tokens_after"]
 
 
 # -- the DCP schema id after confirmation ------------------------------------------------

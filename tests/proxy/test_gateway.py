@@ -94,9 +94,10 @@ def test_each_server_has_its_own_schema_lifecycle(tmp_path: Path) -> None:
             versions = {}
             for alias, calls in (("srvA", 11), ("srvB", 1)):
                 for _ in range(calls):
-                    result = await client.call_tool(f"{alias}__rows", {"n": 2})
+                    # 12 rows: enough that DCP, with its reading hint the first time, saves.
+                    result = await client.call_tool(f"{alias}__rows", {"n": 12})
                     text = result.content[-1].text  # type: ignore[union-attr]
-                    assert select.decode(text) == rows_for(2)
+                    assert select.decode(text) == rows_for(12)
                 versions[alias] = schema_version(text)
             # A shared cache would leave both at the same version.
             assert versions["srvA"] > versions["srvB"] == 1

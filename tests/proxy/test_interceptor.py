@@ -10,8 +10,9 @@ import orjson
 import pytest
 
 from gcxwire import select
+from gcxwire.mcp import is_hint
 from gcxwire.proxy.cli import build_interceptor
-from gcxwire.proxy.interceptor import HINTS, ResponseInterceptor
+from gcxwire.proxy.interceptor import ResponseInterceptor
 from gcxwire.proxy.jsonrpc import PendingRequest
 from gcxwire.proxy.link import UpstreamLink
 from gcxwire.proxy.options import parse_options
@@ -176,10 +177,10 @@ def test_structured_keep_leaves_structured_content() -> None:
 
 
 def test_hint_comes_first_and_is_counted() -> None:
-    ic = interceptor()
+    ic = interceptor("--format", "gcx")  # no handshake: the first table carries the hint
     new = ic.rewrite_tool_result("t", text_result(rows(10)))
     assert new is not None and len(new["content"]) == 2
-    assert new["content"][0]["text"] in HINTS.values()
+    assert is_hint(new["content"][0]["text"])
     assert ic.stats.tool("t").hint_tokens > 0
     bare = interceptor("--no-hint").rewrite_tool_result("t", text_result(rows(10)))
     assert bare is not None and len(bare["content"]) == 1

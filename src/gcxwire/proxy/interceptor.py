@@ -39,6 +39,7 @@ import orjson
 
 from .._json import RawNumber, loads_exact
 from ..errors import GcxwireError
+from ..mcp import MARKERS, hint_markers, reading_hint
 from . import codecs
 from .codecs import DcpCodec, Format
 from .jsonrpc import JsonObject, PendingRequest
@@ -48,96 +49,64 @@ from .slim import slim_tools_list
 from .stats import ProxyStats
 from .tabular import Table, find_table, parse_text_blocks
 
-__all__ = [
-    "HINTS",
-    "Encoding",
-    "HintMode",
-    "HintSession",
-    "ResponseInterceptor",
-    "hint_for",
-    "numbers_kept",
-    "session_hint",
-]
+__all__ = ["Encoding", "HintMode", "HintSession", "ResponseInterceptor", "numbers_kept"]
 
 log = logging.getLogger("gcxwire.proxy")
 
 HintMode = Literal["session", "per-result", "off"]
 
-# How a model reads each encoding, one line per marker. Without one the
-# dcp-gateway measured ~15 % column-offset errors on $S payloads. No line may
-# begin like a payload ("GCX1", '["$S"', "{"): a client that joins a result's
-# text blocks and decodes the whole must still find the payload's header first
-# after the hint, never mistake the hint for one.
-HINTS: dict[str, str] = {
-    "dcp": 'A DCP block is a table: its ["$S",schema,field...] line names the columns; '
-    "each next array is one row.",
-    "gcx": "A GCX1 block is a table: fields= names the columns; each next line is one row, "
-    "cells TAB-separated.",
-}
-WRAPPER_HINTS: dict[str, str] = {
-    "dcp": "In DCP, a {...} line before the rows holds the other members of the object "
-    "around them.",
-    "gcx": "In GCX1, the rows sit under the member named by of=; pairs like total_count=4 "
-    "are its siblings.",
-}
-
-
-def hint_for(format: str, wrapped: bool) -> str | None:
-    """The hint for an encoding (``None`` for JSON, which needs none)."""
-    lines = _hint_lines(format, wrapped)
-    return "\n".join(lines) if lines else None
-
-
-def _hint_lines(format: str, wrapped: bool) -> list[str]:
-    if format not in HINTS:
-        return []
-    return [HINTS[format], WRAPPER_HINTS[format]] if wrapped else [HINTS[format]]
-
-
-def session_hint() -> str:
-    """Everything a session may need to read the proxy's results, for ``instructions``."""
-    lines = [line for fmt in ("gcx", "dcp") for line in _hint_lines(fmt, True)]
-    return "Some tool results are tables in a compact text form.\n" + "\n".join(lines)
-
 
 class HintSession:
-    """What the client has been told about reading the proxy's results.
+    """Which markers of the payloads (``gcxwire.mcp.hint_markers``) the client
+    has been told how to read.
 
-    ``session`` (the default): the whole hint goes into the ``instructions`` of
-    the first ``initialize``/``server/discover`` result; a result carries only
-    the lines the session has not been told (a 2026-07-28 client may never ask
-    for ``server/discover``). ``per-result``: every rewritten result carries its
-    lines. ``off``: never. One session may serve several interceptors (a
-    gateway's servers share the client).
+    ``session`` (the default): the hint for every marker of the format goes into
+    the ``instructions`` of the ``initialize``/``server/discover`` result; a
+    result carries the lines only for markers the session has not been told (a
+    2026-07-28 client may never ask for ``server/discover``). ``per-result``:
+    every rewritten result carries the hint for the markers it uses. ``off``:
+    never. One session may serve several interceptors (a gateway's servers share
+    the client).
     """
 
     def __init__(self, mode: HintMode = "session") -> None:
         self.mode: HintMode = mode
         self._told: set[str] = set()
 
-    def lines_for(self, lines: Iterable[str]) -> list[str]:
-        """The hint lines to put before one result that needs ``lines``."""
+    def for_result(self, text: str) -> tuple[str, tuple[str, ...]]:
+        """The hint to put before a result whose payload is ``text`` (``""``:
+        none), and the markers it explains."""
         if self.mode == "off":
-            return []
-        if self.mode == "per-result":
-            return list(lines)
-        return [line for line in lines if line not in self._told]
-
-    def told(self, lines: Iterable[str]) -> None:
-        """``lines`` reached the client (in a result that was sent rewritten)."""
+            return "", ()
+        markers = hint_markers(text)
         if self.mode == "session":
-            self._told.update(lines)
+            markers = tuple(m for m in markers if m not in self._told)
+        if not markers:
+            return "", ()
+        return reading_hint(text, explained=set(hint_markers(text)) - set(markers)), markers
 
-    def with_instructions(self, result: JsonObject) -> JsonObject | None:
-        """``result`` (of initialize or server/discover) with the hint added to
-        its ``instructions``, after the server's own; ``None`` for no change."""
-        if self.mode != "session":
+    def told(self, markers: Iterable[str]) -> None:
+        """A result explaining ``markers`` went to the client."""
+        if self.mode == "session":
+            self._told.update(markers)
+
+    def with_instructions(self, result: JsonObject, format: str) -> tuple[JsonObject, str] | None:
+        """``result`` (of initialize or server/discover) with the hint for every
+        marker of ``format`` after the server's own ``instructions``, and that
+        hint; ``None`` for no change."""
+        hint = reading_hint(format) if self.mode == "session" else ""
+        if not hint:
             return None
-        hint = session_hint()
         own = result.get("instructions")
         text = f"{own}\n\n{hint}" if isinstance(own, str) and own.strip() else hint
-        self._told.update(line for fmt in ("gcx", "dcp") for line in _hint_lines(fmt, True))
-        return {**result, "instructions": text}
+        self._told.update(MARKERS if format == "auto" else hint_markers_of_format(format))
+        return {**result, "instructions": text}, hint
+
+
+def hint_markers_of_format(format: str) -> tuple[str, ...]:
+    """The marker ids ``reading_hint(format)`` explains."""
+    is_dcp = format == "dcp"
+    return tuple(m for m in MARKERS if m.startswith("dcp") == is_dcp)
 
 
 # A text with none of these holds integer literals only: orjson and the
@@ -188,7 +157,6 @@ class Encoding:
     format: str  # "gcx", "dcp" or "json"
     tokens: int
     schema: SchemaVersion | None = None
-    wrapped: bool = False  # rows under a wrapper object (a second hint line)
 
 
 class ResponseInterceptor:
@@ -241,9 +209,11 @@ class ResponseInterceptor:
 
     def rewrite_hello(self, result: JsonObject) -> JsonObject | None:
         """The session's reading hint in the ``instructions`` of ``result``."""
-        new = self.hints.with_instructions(result)
-        if new is not None:
-            self.stats.instructions_hint_tokens += codecs.count_tokens(session_hint())
+        told = self.hints.with_instructions(result, self.format)
+        if told is None:
+            return None
+        new, hint = told
+        self.stats.instructions_hint_tokens += codecs.count_tokens(hint)
         return new
 
     # -- tools/list -----------------------------------------------------------
@@ -288,16 +258,19 @@ class ResponseInterceptor:
             self._passed(tool, size, before, compact)
             return None
         chosen = self._cheapest(tool, value)
-        needed = [] if chosen is None else _hint_lines(chosen.format, chosen.wrapped)
-        lines = self.hints.lines_for(needed)
-        hint = "\n".join(lines) if lines else None
-        hint_cost = 0 if hint is None else codecs.count_tokens(hint)
+        hint, markers = ("", ()) if chosen is None else self.hints.for_result(chosen.text)
+        hint_cost = codecs.count_tokens(hint) if hint else 0
+        if chosen is not None and hint and self.format == "auto":
+            # Compact JSON needs no hint: counting the hint, it may be the cheapest.
+            plain = self._encode_select(tool, value, "json")
+            if plain is not None and plain.tokens <= chosen.tokens + hint_cost:
+                chosen, hint, markers, hint_cost = plain, "", (), 0
         if chosen is None or chosen.tokens + hint_cost >= before:
             self._passed(tool, size, before, compact)
             return None
-        self.hints.told(lines)
+        self.hints.told(markers)
         content: list[JsonObject] = []
-        if hint is not None:
+        if hint:
             content.append({"type": "text", "text": hint})
         content.append({"type": "text", "text": chosen.text})
         new = {**result, "content": content}
@@ -347,23 +320,20 @@ class ResponseInterceptor:
 
     def _encode(self, tool: str, table: Table) -> Encoding | None:
         """The cheapest exact encoding of ``table`` in the chosen format, or ``None``."""
-        wrapped = table.wrapper_key is not None
         table = self._filtered(tool, table)
         if self.format == "gcx":
-            return self._encode_select(tool, table.value, "gcx", wrapped)
+            return self._encode_select(tool, table.value, "gcx")
         dcp = self._encode_dcp(tool, table)
         if self.format == "dcp":
-            return dcp or self._encode_select(tool, table.value, "dcp", wrapped)
+            return dcp or self._encode_select(tool, table.value, "dcp")
         if dcp is None:
-            return self._encode_select(tool, table.value, "auto", wrapped)
+            return self._encode_select(tool, table.value, "auto")
         # The tool's own DCP carries its versioned schema id (tool:vN); select's
         # DCP would be the same format under a generic id, so it does not compete.
-        others = [self._encode_select(tool, table.value, fmt, wrapped) for fmt in ("gcx", "json")]
+        others = [self._encode_select(tool, table.value, fmt) for fmt in ("gcx", "json")]
         return min([dcp, *(c for c in others if c is not None)], key=lambda c: c.tokens)
 
-    def _encode_select(
-        self, tool: str, value: Any, fmt: Format, wrapped: bool = False
-    ) -> Encoding | None:
+    def _encode_select(self, tool: str, value: Any, fmt: Format) -> Encoding | None:
         """``gcxwire.select``'s encoding in ``fmt``, if it reads back exactly
         (``auto`` checks that itself; compact JSON needs no check)."""
         try:
@@ -374,14 +344,13 @@ class ResponseInterceptor:
         if fmt not in ("auto", "json") and not codecs.same_value(codecs.decode(text), value):
             log.debug("%s does not read back exactly for %s", fmt, tool)
             return None
-        return Encoding(text, codecs.detect(text), codecs.count_tokens(text), wrapped=wrapped)
+        return Encoding(text, codecs.detect(text), codecs.count_tokens(text))
 
     def _encode_dcp(self, tool: str, table: Table) -> Encoding | None:
         """DCP with the tool's lifecycle schema, kept only if it reads back exactly."""
         rows = table.rows
         if self.dcp is None or self.lifecycle is None or rows is None:
             return None
-        wrapped = table.wrapper_key is not None
         schema = self.lifecycle.schema_for(tool, rows)
         if schema.status == "preset":  # the user chose its fields: no exactness to check
             try:
@@ -390,11 +359,11 @@ class ResponseInterceptor:
             except Exception as exc:
                 log.warning("preset %s cannot encode a result of %s: %r", schema.id, tool, exc)
                 return None
-            return Encoding(text, "dcp", codecs.count_tokens(text), schema, wrapped)
+            return Encoding(text, "dcp", codecs.count_tokens(text), schema)
         try:
             text = self.dcp.encode(table, schema)
             if codecs.same_value(codecs.decode(text), _expected(table, schema.dropped)):
-                return Encoding(text, "dcp", codecs.count_tokens(text), schema, wrapped)
+                return Encoding(text, "dcp", codecs.count_tokens(text), schema)
             log.debug("DCP with %s does not read back exactly for %s", schema.id, tool)
         except Exception as exc:  # a codec limit is a reason to pass, not to fail
             log.debug("DCP with %s failed for %s: %r", schema.id, tool, exc)
