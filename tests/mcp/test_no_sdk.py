@@ -34,3 +34,25 @@ def test_gcxwire_mcp_imports_lazily_without_the_sdks() -> None:
         """
     )
     assert out.strip() == "How to read gcxwire results:"
+
+
+def test_tool_result_is_a_json_dict_and_read_result_reads_it_without_the_sdks() -> None:
+    out = run_without_sdks(
+        """
+        import dataclasses, json
+        from gcxwire import mcp
+
+        @dataclasses.dataclass
+        class Row:
+            id: int
+            name: str
+
+        rows = [Row(i, f"n{i}") for i in range(5)]
+        result = mcp.tool_result(rows, tool="rows", format="gcx")
+        assert type(result) is dict and "structuredContent" not in result, result
+        assert result["_meta"] == {"gcxwire/encoding": "gcx"}
+        assert mcp.read_result(result) == [{"id": i, "name": f"n{i}"} for i in range(5)]
+        print(json.dumps(result["content"][0]["text"]))
+        """
+    )
+    assert out.strip().startswith('"GCX1 tool=rows fields=id,name')

@@ -1,0 +1,73 @@
+"""An ``mcp`` MCPServer whose tools gcxwire encodes, beside the same tools unencoded
+(``*_plain``). Run as a script it serves stdio."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+if __package__ in (None, ""):  # run as a script: make `tests.mcp.servers` importable
+    sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
+
+from mcp.server.mcpserver import Context, MCPServer
+
+from gcxwire.mcp import HintMode, encoded_tool
+from tests.mcp.servers import data
+
+#: Every call of `received`, as the function saw its arguments.
+RECEIVED: list[dict[str, Any]] = []
+
+
+def build(*, hint: HintMode = "instructions", format_arg: bool = True) -> MCPServer:
+    server = MCPServer("gcxwire-mcpserver-test", instructions="Test data.")
+    encoded = encoded_tool  # each tool below is registered twice: encoded and plain
+
+    def both(fn: Any) -> None:
+        encoded(server, hint=hint, format_arg=format_arg)(fn)
+        server.tool(name=f"{fn.__name__}_plain")(fn)
+
+    def users(n: int) -> list[data.User]:
+        """Users, as pydantic models."""
+        return data.users(n)
+
+    async def points(n: int, ctx: Context) -> list[data.Point]:
+        """Points, as dataclasses, from an async tool that uses its context."""
+        if ctx.request_id is None:  # the context reached the function
+            raise RuntimeError("no request context")
+        return data.points(n)
+
+    def search(n: int) -> dict[str, Any]:
+        """A wrapper object around rows."""
+        return data.search(n)
+
+    def tricky(n: int) -> list[dict[str, Any]]:
+        """Rows that test an exact round trip."""
+        return data.tricky(n)
+
+    def status() -> dict[str, Any]:
+        """A small object: not worth encoding."""
+        return data.status()
+
+    def greet(name: str) -> str:
+        """Plain text."""
+        return f"Hello, {name}!"
+
+    def boom(n: int = 1) -> list[dict[str, Any]]:
+        """Always fails."""
+        raise RuntimeError("boom")
+
+    def received(a: int, b: str = "x") -> list[dict[str, Any]]:
+        """What the function was called with."""
+        RECEIVED.append({"a": a, "b": b})
+        return data.received(a, b)
+
+    for fn in (users, points, search, tricky, status, greet, boom, received):
+        both(fn)
+    return server
+
+
+server = build()
+
+if __name__ == "__main__":
+    server.run()
