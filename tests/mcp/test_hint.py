@@ -10,7 +10,6 @@ import pytest
 import gcxwire
 from gcxwire import _gcx_model, dcp, select
 from gcxwire.mcp import HINT_OPENING, MARKERS, hint_markers, is_hint, reading_hint
-from gcxwire.proxy.interceptor import hint_for
 
 ROWS = [{"id": i, "name": f"user{i}", "owner": {"login": "a", "id": i}} for i in range(4)]
 RECORDS = [{"id": i, "name": "x", "tags": [{"k": i}], "opt": i} for i in range(3)]
@@ -100,10 +99,14 @@ def test_no_hint_reads_as_a_payload(fmt: str) -> None:
     assert is_hint(hint)
 
 
-def test_is_hint_knows_the_proxys_one_line_hints_and_no_payload() -> None:
-    for fmt in ("gcx", "dcp"):
-        for wrapped in (False, True):
-            old = hint_for(fmt, wrapped)
-            assert old is not None and is_hint(old)
+# What earlier gcxwire proxies put before an encoded result (still read as hints).
+OLD_PROXY_HINTS = [
+    'DCP: the ["$S",schema,field...] line names the columns; each next array is one row.',
+    "GCX1: fields= names the columns; each next line is one row, cells TAB-separated.",
+]
+
+
+def test_is_hint_knows_the_proxys_old_one_line_hints_and_no_payload() -> None:
+    assert all(is_hint(old) for old in OLD_PROXY_HINTS)
     payloads: list[Any] = [p for p, _ in CASES] + ['{"a":1}', "GCX1 tool=t fields=a\n1"]
     assert not any(is_hint(p) for p in payloads)
