@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from typing import Any, Final, Literal, cast, get_args
 
 from .. import select
-from ..errors import EncodeError
+from ..errors import DecodeError, EncodeError, EncodeValueError
 from ..proxy.tabular import find_table
 from .hint import reading_hint
 
@@ -92,13 +92,18 @@ def encode_result(
     """The ``CallToolResult`` JSON for ``value``: one text block, encoded, and ``_meta``.
 
     ``hint=True`` puts a block with the reading hint for this payload's markers
-    first (none for JSON). EncodeError names the path of what cannot be encoded.
+    first (none for JSON). EncodeError names the path of what cannot be encoded,
+    or says that the asked-for format cannot carry the value exactly (DCP has no
+    "absent" apart from null, for one); ``"auto"`` never raises it for that.
     """
     return _encode(json_value(value), tool, format, hint)
 
 
 def _encode(data: Any, tool: str, format: Format, hint: bool) -> dict[str, Any]:
     text = select.encode(data, tool=tool, format=format)
+    if format in ("gcx", "dcp") and not _reads_back(text, data):
+        # "auto" keeps only exact encodings; an asked-for one must be exact as well.
+        raise EncodeValueError(f"{format} cannot carry this value exactly (read it as JSON)")
     content = [{"type": "text", "text": text}]
     explained = reading_hint(text) if hint else ""
     if explained:
@@ -129,6 +134,13 @@ def sdk_call_tool_result() -> Any:
     return CallToolResult
 
 
+def _reads_back(text: str, data: Any) -> bool:
+    try:
+        return select.first_difference(select.decode(text), data) is None
+    except DecodeError:
+        return False
+
+
 def encode_return(
     value: Any, *, tool: str, format: Format, hint: bool = False
 ) -> dict[str, Any] | None:
@@ -139,7 +151,7 @@ def encode_return(
     shape (the proxy's rule: rows, a wrapper around rows, several tables, a
     wide object). Left alone: text, content blocks and SDK results, small
     objects and scalar lists under ``"auto"``. A value the asked format
-    cannot carry goes out as JSON, and ``_meta`` says so.
+    cannot carry exactly goes out as JSON, and ``_meta`` says so.
     """
     if _is_sdk_object(value):
         return None
