@@ -8,16 +8,16 @@ from typing import Any
 
 import pytest
 
-from gcxwire.errors import DecodeError, EncodeError, EncodeTypeError
-from gcxwire.schema import (
+from gcxwire._dcp_infer import infer_schema
+from gcxwire._dcp_schema import (
     ABSENT,
     DcpSchema,
     SchemaRegistry,
     flatten,
-    infer_schema,
     resolve,
     unwrap,
 )
+from gcxwire.errors import DecodeError, EncodeError, EncodeTypeError
 
 from ..jsdata import load_js
 

@@ -1,8 +1,9 @@
-"""Shape inference shared by the codecs: flattening, naming, types, DcpSchema and its registry.
+"""The DCP schema: positional fields, the record paths they read, DcpSchemaDef files, the registry.
 
-The inference reproduces dcp-wrap 0.3.1's ``SchemaGenerator`` (field order, names, types, enum,
-ranges, nested sub-schemas) with its default options, and adds the options gcxwire needs for a
-lossless round trip (``order="source"``, ``naming="path"``, ``nest=False``).
+``DcpSchema`` is dcp-wrap's schema plus mapping in one value; ``to_def``/``from_def`` read and
+write both projects' ``schema.json`` and ``mapping.json``; ``SchemaRegistry`` is a folder of them.
+The path helpers (``flatten``, ``resolve``, ``unwrap``) are the one model of "where a field lives
+in a record" that inference, encoding and decoding share.
 """
 
 from __future__ import annotations
@@ -10,20 +11,21 @@ from __future__ import annotations
 import json
 import os
 import re
-import unicodedata
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 from .errors import DecodeError, EncodeTypeError, EncodeValueError
 
 __all__ = [
     "ABSENT",
     "DcpSchema",
+    "Opened",
     "Path",
     "SchemaRegistry",
+    "TypeDef",
+    "check_record",
     "flatten",
-    "infer_schema",
     "json_path",
     "resolve",
     "split_path",
@@ -53,20 +55,6 @@ class _Absent:
 
 ABSENT: Any = _Absent()
 
-# dcp-wrap's category vocabulary (rank 1..3 by name; ranks 2..4 also by values).
-_IDENTIFIERS = frozenset(
-    "id source name path endpoint url uri key file file_path doc document chunk_id node_id".split()
-)
-_CLASSIFIERS = frozenset(
-    "status level type action method kind category state trigger mode role domain".split()
-)
-_NUMERICS = frozenset(
-    (
-        "score count weight latency page rank index chunk_index position size duration "
-        "confidence distance similarity uptime hit_count"
-    ).split()
-)
-
 _ID_RE = re.compile(r"^(?P<domain>.*):v(?P<version>\d+)$")
 
 
@@ -75,15 +63,8 @@ def split_path(dotted: str) -> Path:
     return tuple(dotted.split("."))
 
 
-def _is_object(value: Any) -> bool:
-    return type(value) is dict or isinstance(value, dict)
-
-
-def _is_number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
-
-
-def _check_record(record: Any, where: str) -> dict[str, Any]:
+def check_record(record: Any, where: str) -> dict[str, Any]:
+    """``record`` if it is a JSON object; else ``EncodeTypeError`` at ``where``."""
     if not isinstance(record, dict):
         kind = "null" if record is None else type(record).__name__
         raise EncodeTypeError(f"a DCP record must be a JSON object, not {kind}", where)
@@ -98,7 +79,7 @@ def json_path(parent: str, key: str | int) -> str:
 
 
 @dataclass
-class _Opened:
+class Opened:
     """What an object at one path looked like in every record that had it there."""
 
     keys: tuple[str, ...]  # the first one's keys, in order
@@ -131,7 +112,7 @@ def flatten(
     *,
     max_depth: int | None = 3,
     leaf_paths: frozenset[Path] = frozenset(),
-    opened: dict[Path, _Opened] | None = None,
+    opened: dict[Path, Opened] | None = None,
 ) -> dict[Path, Any]:
     """Flatten nested objects to ``{path: value}`` in first-seen order.
 
@@ -165,7 +146,7 @@ def flatten(
                 if opened is not None:
                     seen = opened.get(path)
                     if seen is None:
-                        opened[path] = seen = _Opened(tuple(value))
+                        opened[path] = seen = Opened(tuple(value))
                     seen.note(value)
             else:
                 out[path] = value
@@ -205,46 +186,6 @@ def unwrap(value: Any) -> tuple[dict[str, Any] | None, str | None, list[Any]]:
         )
     kind = "null" if value is None else type(value).__name__
     raise EncodeTypeError(f"DCP encodes a list of records, not {kind}", "$")
-
-
-# --- collation -------------------------------------------------------------------------------
-
-# ICU root order of ASCII punctuation and symbols (all sort before digits and letters).
-_PUNCT_ORDER = "_-,;:!?.'\"()[]{}@*/\\&#%`^+<=>|~$"
-_PUNCT_RANK = {ch: i + 1 for i, ch in enumerate(_PUNCT_ORDER)}
-
-
-def _collation_key(text: str) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
-    """An approximation of JavaScript's ``localeCompare`` (ICU root collation).
-
-    Primary: whitespace < punctuation < symbols < digits < letters, letters compared without
-    case or accents; secondary: accents; tertiary: lower case before upper case.
-    """
-    primary: list[int] = []
-    secondary: list[int] = []
-    tertiary: list[int] = []
-    for ch in unicodedata.normalize("NFD", text):
-        if unicodedata.combining(ch):
-            secondary.append(ord(ch))
-            continue
-        if ch.isspace() or unicodedata.category(ch).startswith("C"):
-            primary.append(0)
-        elif ch in _PUNCT_RANK:
-            primary.append(_PUNCT_RANK[ch])
-        elif ch.isdigit():
-            primary.append(100 + (unicodedata.digit(ch, 0)))
-        elif ch.isalpha():
-            primary.append(1000 + ord(ch.lower()))
-        else:
-            primary.append(50 + ord(ch) % 40)
-        secondary.append(0)
-        tertiary.append(1 if ch.isupper() else 0)
-    return tuple(primary), tuple(secondary), tuple(tertiary)
-
-
-def _utf16_key(text: str) -> bytes:
-    """JavaScript's default ``Array.prototype.sort`` order (UTF-16 code units)."""
-    return text.encode("utf-16-be", "surrogatepass")
 
 
 # --- the schema ------------------------------------------------------------------------------
@@ -496,275 +437,3 @@ def _read_json(path: str) -> Any:
         return json.loads(text)
     except json.JSONDecodeError as exc:
         raise DecodeError.at(f"{path}: {exc.msg}", text, exc.pos) from None
-
-
-# --- inference -------------------------------------------------------------------------------
-
-
-@dataclass
-class _Column:
-    path: Path
-    name: str
-    values: list[Any]  # one per record; ABSENT where the record lacks the path
-    first_seen: int
-
-    present: list[Any] = field(default_factory=list)  # the non-null values, once collected
-
-
-_KIND = {bool: "boolean", int: "number", float: "number", str: "string"}
-
-
-def _type_def(values: list[Any], nonnull: list[Any], int_split: bool) -> TypeDef:
-    classes = {type(v) for v in nonnull}
-    kinds = {_KIND.get(c) or _kind_of_subclass(c) for c in classes}
-    if not kinds:
-        return {"type": "null"}
-    names = sorted(kinds)
-    all_int = kinds == {"number"} and all(issubclass(c, int) for c in classes)
-    if int_split and all_int:
-        names = ["int"]
-    if len(nonnull) < len(values):
-        names.append("null")
-    type_def: TypeDef = {"type": names[0] if len(names) == 1 else names}
-    if classes and all(issubclass(c, str) for c in classes):
-        distinct = set(nonnull)
-        if 2 <= len(distinct) <= 10 and len(distinct) <= 0.6 * len(nonnull):
-            type_def["enum"] = sorted(distinct, key=_utf16_key)
-    elif kinds == {"number"}:
-        low, high = min(nonnull), max(nonnull)
-        if low >= 0 and not (int_split and all_int) and high <= 1:
-            type_def["min"] = 0
-            type_def["max"] = 1
-        elif low >= 0:
-            type_def["min"] = 0
-    return type_def
-
-
-def _kind_of_subclass(cls: type) -> str:
-    if issubclass(cls, bool):
-        return "boolean"
-    if issubclass(cls, (int, float)):
-        return "number"
-    return "string"  # strings, and objects and arrays, as dcp-wrap types them
-
-
-def _category(name: str, nonnull: list[Any]) -> int:
-    if name in _IDENTIFIERS:
-        return 1
-    all_strings = bool(nonnull) and all(isinstance(v, str) for v in nonnull)
-    if name in _CLASSIFIERS:
-        return 2
-    if all_strings:
-        # a hashable view: values are strings here
-        if len(set(nonnull)) / len(nonnull) < 0.3:
-            return 2
-    if name in _NUMERICS or (bool(nonnull) and all(_is_number(v) for v in nonnull)):
-        return 3
-    if all_strings and all(len(v) > 50 for v in nonnull):
-        return 4
-    return 5
-
-
-def infer_schema(
-    records: Any,
-    *,
-    domain: str,
-    version: int = 1,
-    include: Iterable[str] | None = None,
-    exclude: Iterable[str] | None = None,
-    field_names: Mapping[str, str] | None = None,
-    max_depth: int | None = 3,
-    max_fields: int | None = None,
-    min_presence: float = 0.1,
-    description: str = "",
-    order: Literal["category", "source"] = "category",
-    naming: Literal["leaf", "path"] = "leaf",
-    nest: bool = True,
-    types: Literal["dcp-wrap", "v0.3"] = "dcp-wrap",
-    flatten_sparse: bool = True,
-) -> DcpSchema:
-    """Infer a DCP schema from sample records, as dcp-wrap 0.3.1's ``SchemaGenerator`` does.
-
-    With the defaults the result (fields, order, names, types, mapping, nestSchemas) matches
-    dcp-wrap 0.3.1. Unlike dcp-wrap, a path first seen in a later record is back-filled as
-    absent in the earlier ones, so its presence and nullability are right.
-
-    Extra options: ``order="source"`` keeps first-seen order (grouped by parent object) instead
-    of dcp-wrap's category order; ``naming="path"`` names each field by its dot path (so a
-    header rebuilds the nesting) and never flattens an object that could not be rebuilt;
-    ``nest=False`` makes no ``$R`` sub-schemas; ``types="v0.3"`` splits ``int`` from
-    ``number`` as dcp-wrap HEAD does; ``flatten_sparse=False`` keeps whole every object whose
-    keys (or their order) differ between records, so no flattened column is ever absent because
-    of it (the gateway dialect writes absent as null).
-    A wrapper object (``{"total_count":..,"items":[...]}``) is unwrapped first.
-    Raises ``EncodeTypeError`` (with the record's JSONPath) for a record that is not an object.
-    """
-    if not isinstance(domain, str) or not domain or "#" in domain:
-        raise EncodeValueError(f"domain must be a non-empty string without '#': {domain!r}", "$")
-    _, key, items = unwrap(records)
-    prefix = f"$.{key}" if key is not None else "$"
-    rows = [_check_record(record, f"{prefix}[{i}]") for i, record in enumerate(items)]
-    included = list(include) if include is not None else None
-    excluded = list(exclude or [])
-    renames = dict(field_names or {})
-
-    flats = []
-    opened: dict[Path, _Opened] = {}
-    for index, record in enumerate(rows):
-        try:
-            flats.append(flatten(record, max_depth=max_depth, opened=opened))
-        except EncodeTypeError as exc:
-            raise exc.relocated(f"{prefix}[{index}]") from None
-    whole: set[Path] = set()
-    if naming == "path":
-        # an object that is sometimes something else, empty, lists its keys in differing
-        # orders, or has keys a dot path cannot name stays one opaque value, so the header's
-        # dot paths always rebuild it exactly
-        leaves = {path for flat in flats for path in flat}
-        whole.update(
-            p for p, o in opened.items() if not o.dot_nameable or p in leaves or not o.one_order()
-        )
-    if not flatten_sparse:
-        whole.update(p for p, o in opened.items() if not o.same_keys)
-    keep_whole = frozenset(whole)
-    columns: dict[Path, _Column] = {}
-    for index, record in enumerate(rows):
-        flat = (
-            flatten(record, max_depth=max_depth, leaf_paths=keep_whole)
-            if keep_whole
-            else flats[index]
-        )
-        for path, value in flat.items():
-            column = columns.get(path)
-            if column is None:
-                dotted = ".".join(path)
-                name = renames.get(dotted, dotted if naming == "path" else path[-1])
-                column = _Column(path, name, [ABSENT] * len(rows), index)
-                columns[path] = column
-            column.values[index] = value
-
-    def selected(path: Path) -> bool:
-        dotted = ".".join(path)
-        if included is not None and not any(
-            dotted == p or dotted.startswith(p + ".") for p in included
-        ):
-            return False
-        return not any(dotted == p or dotted.startswith(p + ".") for p in excluded)
-
-    total = len(rows)
-    kept: list[_Column] = []
-    for column in columns.values():
-        if not selected(column.path):
-            continue
-        column.present = [v for v in column.values if v is not ABSENT and v is not None]
-        presence = len(column.present) / total if total else 0.0
-        if presence < min_presence:
-            continue
-        kept.append(column)
-
-    if order == "category":
-        ranked = sorted(
-            kept,
-            key=lambda c: (
-                _category(c.name, c.present),
-                -len(c.present),
-                _collation_key(c.name),
-            ),
-        )
-    else:
-        ranked = _tree_order(kept)
-    if max_fields is not None:
-        ranked = ranked[:max_fields]
-
-    names = _unique_names(ranked)
-    nest_subs: dict[str, DcpSchema] = {}
-    type_defs: dict[str, TypeDef] = {}
-    for column, name in zip(ranked, names):
-        nonnull = column.present
-        type_defs[name] = _type_def(column.values, nonnull, types == "v0.3")
-        if nest and len(column.path) == 1 and _is_nestable(column.values):
-            pooled = []
-            for index, value in enumerate(column.values):
-                for j, item in enumerate(value if isinstance(value, list) else []):
-                    where = json_path(json_path(f"{prefix}[{index}]", column.path[0]), j)
-                    for key in _check_record(item, where):
-                        if not isinstance(key, str):
-                            raise EncodeTypeError(
-                                f"object keys must be strings, not {type(key).__name__}", where
-                            )
-                    pooled.append(item)
-            nest_subs[name] = infer_schema(
-                pooled,
-                domain=f"{domain}.{name}",
-                version=version,
-                max_depth=0,
-                min_presence=min_presence,
-                order=order,
-                naming=naming,
-                nest=False,
-                types=types,
-            )
-            type_defs[name] = {"type": "array"}
-    return DcpSchema(
-        id=f"{domain}:v{version}",
-        fields=tuple(names),
-        types=type_defs,
-        paths={name: column.path for column, name in zip(ranked, names)},
-        nest=nest_subs,
-        description=description,
-    )
-
-
-def _tree_order(columns: list[_Column]) -> list[_Column]:
-    """First-seen order, grouped by parent object (a depth-first walk of the key tree).
-
-    For flat records this is plain first-seen order; for nested ones it is the order a record
-    rebuilt from the header lists its keys in, so re-encoding a decoded batch gives the same
-    header.
-    """
-    by_path = {column.path: column for column in columns}
-    children: dict[Path, list[str]] = {}
-    for path in by_path:
-        for depth in range(len(path)):
-            siblings = children.setdefault(path[:depth], [])
-            if path[depth] not in siblings:
-                siblings.append(path[depth])
-    ordered: list[_Column] = []
-
-    def walk(prefix: Path) -> None:
-        for segment in children.get(prefix, []):
-            path = prefix + (segment,)
-            if path in by_path:
-                ordered.append(by_path[path])
-            walk(path)
-
-    walk(())
-    return ordered
-
-
-def _is_nestable(values: list[Any]) -> bool:
-    """Every present value is a non-empty array of objects (dcp-wrap's ``$R`` rule)."""
-    present = [v for v in values if v is not ABSENT]
-    return bool(present) and all(
-        isinstance(v, list) and v and all(isinstance(item, dict) for item in v) for v in present
-    )
-
-
-def _unique_names(columns: list[_Column]) -> list[str]:
-    """dcp-wrap's collision renaming: the first holder keeps the name, later ones become
-    ``parent_leaf``, then ``name_2``, ``name_3``..."""
-    taken: set[str] = set()
-    names: list[str] = []
-    for column in columns:
-        name = column.name
-        if name in taken:
-            candidate = f"{column.path[-2]}_{name}" if len(column.path) > 1 else name
-            if candidate in taken:
-                n = 2
-                while f"{name}_{n}" in taken:
-                    n += 1
-                candidate = f"{name}_{n}"
-            name = candidate
-        taken.add(name)
-        names.append(name)
-    return names

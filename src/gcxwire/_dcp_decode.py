@@ -1,0 +1,393 @@
+"""DCP reading: the line reader, header forms and checks, and the record builders."""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+from ._common import str_to_int
+from ._dcp_encode import MARKERS, PLACEHOLDER, STYLES
+from ._dcp_schema import DcpSchema, SchemaRegistry, split_path
+from .errors import DecodeError
+from .limits import DEFAULT_LIMITS, Limits, check_size, depth_exceeds
+
+__all__ = ["decode"]
+
+
+_LONG_DIGITS = re.compile(r"[0-9]{19}")
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if math.isinf(value):
+        raise ValueError(f"number {text} is out of range")
+    return value
+
+
+def _loads(line: str, long_digits: bool = True) -> Any:
+    """Parse one line exactly: big integers stay ints, lone surrogates are kept.
+
+    orjson reads integers beyond 64 bits as floats, so a line that may hold one (a run of 19
+    digits; ``long_digits=False`` says the whole document has none) goes to the stdlib.
+    """
+    if not (long_digits and _LONG_DIGITS.search(line)):
+        try:
+            return orjson.loads(line)
+        except orjson.JSONDecodeError:
+            pass  # let the stdlib parser accept what orjson refuses, or explain why
+    return json.loads(
+        line, parse_constant=_reject_constant, parse_float=_finite_float, parse_int=str_to_int
+    )
+
+
+@dataclass
+class _Line:
+    text: str
+    start: int  # offset of the line in the document
+
+
+class _Reader:
+    """Parses one document; every error carries the line and column it was found at."""
+
+    def __init__(self, doc: str, limits: Limits = DEFAULT_LIMITS) -> None:
+        self.doc = doc
+        self.limits = limits
+        check_size(doc, limits)
+        self.lines: list[_Line] = []
+        start = 0
+        for text in doc.split("\n"):
+            self.lines.append(_Line(text, start))
+            start += len(text) + 1
+        if self.lines and self.lines[-1].text == "" and len(self.lines) > 1:
+            self.lines.pop()  # one trailing newline is allowed
+        self.long_digits = _LONG_DIGITS.search(doc) is not None
+
+    def error(self, msg: str, line: _Line, column: int = 0) -> DecodeError:
+        return DecodeError.at(msg, self.doc, line.start + column)
+
+    def json(self, line: _Line) -> Any:
+        limits = self.limits
+        if len(line.text) > limits.max_line:
+            raise self.error(f"Line is longer than {limits.max_line} characters", line)
+        if line.text.count("[") + line.text.count("{") > limits.max_depth and depth_exceeds(
+            line.text, limits.max_depth
+        ):
+            raise self.error(f"JSON nests deeper than {limits.max_depth} levels", line)
+        try:
+            return _loads(line.text, self.long_digits)
+        except json.JSONDecodeError as exc:
+            raise self.error(f"invalid JSON: {exc.msg}", line, exc.pos) from None
+        except RecursionError:
+            raise self.error("JSON nested too deeply", line) from None
+        except ValueError as exc:
+            raise self.error(f"invalid JSON: {exc}", line) from None
+
+
+@dataclass
+class _Header:
+    sid: str | None
+    names: list[str] | None  # None: abbreviated header (the schema knows the fields)
+    count: int | None
+    spaced: bool
+
+
+def _parse_id(sid: str) -> tuple[str, int | None]:
+    base, sep, hexmask = sid.partition("#")
+    if not sep:
+        return base, None
+    if not hexmask or not all(c in "0123456789abcdefABCDEF" for c in hexmask):
+        raise ValueError(f"bad presence mask {hexmask!r} in schema id {sid!r}")
+    return base, int(hexmask, 16)
+
+
+def _domain_of(base_id: str | None) -> str:
+    if base_id is None:
+        return "items"
+    match = re.match(r"^(.*):v\d+$", base_id)
+    return match.group(1) if match else base_id
+
+
+def decode(
+    text: str,
+    *,
+    schema: DcpSchema | SchemaRegistry | None = None,
+    dialect: str | None = None,
+    expand_paths: bool = True,
+    text_key: str | None = None,
+    limits: Limits = DEFAULT_LIMITS,
+) -> Any:
+    """Records (or the wrapper object) of DCP ``text`` (see ``gcxwire.dcp.decode``)."""
+    if not isinstance(text, str):
+        raise DecodeError(f"DCP text must be str, not {type(text).__name__}")
+    reader = _Reader(text, limits)
+    if not text.strip():
+        return []
+    lines = reader.lines
+    first = lines[0]
+    if first.text.startswith("Fields: "):
+        raise reader.error("header density L4 (natural language) cannot be decoded", first)
+    head_value = reader.json(first)
+    members: dict[str, Any] | None = None
+    index = 0
+    if isinstance(head_value, dict) and head_value.get("$dcp") != "schema":
+        members = head_value
+        index = 1
+        if len(lines) < 2:
+            raise reader.error(
+                "a metadata line must be followed by a $S header", first, len(first.text)
+            )
+        head_value = reader.json(lines[1])
+    head_line = lines[index]
+    header = _read_header(reader, head_line, head_value)
+    if dialect is not None and dialect not in STYLES:
+        raise reader.error(f"unknown DCP dialect {dialect!r}", head_line)
+    if dialect is not None:
+        dash_absent = STYLES[dialect].absent == "-"
+    else:
+        dash_absent = header.count is not None or header.spaced
+
+    active_schema = _find_schema(reader, head_line, header, schema)
+    if active_schema is not None:
+        names = _active_fields(reader, head_line, header, active_schema)
+        build: Callable[[list[Any], _Line], dict[str, Any]] = _schema_builder(
+            reader, active_schema, names, dash_absent
+        )
+    else:
+        # without a schema, a header naming no fields carries none (a zero-field batch)
+        names = header.names if header.names is not None else []
+        build = _flat_builder(names, dash_absent, expand_paths)
+
+    records = []
+    body = lines[index + 1 :]
+    step = 1 if text_key is None else 2
+    if text_key is not None and len(body) % 2:
+        raise reader.error("the last row has no text line", body[-1], len(body[-1].text))
+    for at in range(0, len(body), step):
+        line = body[at]
+        row = reader.json(line)
+        if not isinstance(row, list):
+            raise reader.error(f"a row must be a JSON array, not {type(row).__name__}", line)
+        if len(row) != len(names):
+            raise reader.error(
+                f"row has {len(row)} values but the header has {len(names)} fields", line
+            )
+        record = build(row, line)
+        if text_key is not None:
+            _put(record, split_path(text_key), body[at + 1].text)
+        records.append(record)
+
+    if members is None:
+        return records
+    return _rewrap(members, records, _domain_of(_parse_id(header.sid)[0] if header.sid else None))
+
+
+def _rewrap(members: dict[str, Any], records: list[Any], domain: str) -> dict[str, Any]:
+    slots = [k for k, v in members.items() if isinstance(v, str) and v == PLACEHOLDER]
+    if slots:
+        return {k: (records if k == slots[0] else v) for k, v in members.items()}
+    out = dict(members)
+    out[domain] = records
+    return out
+
+
+def _read_header(reader: _Reader, line: _Line, value: Any) -> _Header:
+    spaced = line.text.startswith('["$S", ') or line.text.startswith('{"$dcp": ')
+    if isinstance(value, dict):  # density L3: the schema object itself
+        sid, names, count = value.get("id"), value.get("fields"), value.get("fieldCount")
+        if not isinstance(sid, str) or not isinstance(names, list):
+            raise reader.error('an L3 header needs "id" and "fields"', line)
+        if not all(isinstance(n, str) for n in names):
+            raise reader.error("header field names must be strings", line)
+        if count is not None and count != len(names):
+            raise reader.error(f"fieldCount {count} differs from {len(names)} fields", line)
+        return _Header(sid, names, len(names), True)
+    if not isinstance(value, list):
+        raise reader.error("expected a $S header array", line)
+    if not value:  # density L0 naming no fields
+        return _Header(None, [], None, True)
+    if value[0] != "$S":
+        if all(isinstance(n, str) for n in value):  # density L0: names only
+            return _Header(None, value, None, True)
+        raise reader.error('a header starts with "$S"', line)
+    if len(value) < 2 or not isinstance(value[1], str):
+        raise reader.error("the $S header needs a schema id string", line)
+    rest = value[2:]
+    count = None
+    if rest and isinstance(rest[0], int) and not isinstance(rest[0], bool):
+        count = rest[0]
+        rest = rest[1:]
+    for name in rest:
+        if not isinstance(name, str):
+            raise reader.error(f"header field names must be strings, not {name!r}", line)
+    if count is not None and rest and count != len(rest):
+        raise reader.error(f"the header says {count} fields but names {len(rest)}", line)
+    try:
+        _parse_id(value[1])
+    except ValueError as exc:
+        raise reader.error(str(exc), line) from None
+    names = rest if rest or count == 0 else None
+    if names is not None and len(set(names)) != len(names):
+        raise reader.error("duplicate field names in the header", line)
+    return _Header(value[1], names, count, spaced)
+
+
+def _find_schema(
+    reader: _Reader,
+    line: _Line,
+    header: _Header,
+    schema: DcpSchema | SchemaRegistry | None,
+) -> DcpSchema | None:
+    if schema is None:
+        return None
+    base = _parse_id(header.sid)[0] if header.sid is not None else None
+    if isinstance(schema, SchemaRegistry):
+        found = schema.get(base) if base is not None else None
+        if found is None:
+            raise reader.error(f"unknown schema id {header.sid!r}", line)
+        return found
+    if not isinstance(schema, DcpSchema):
+        raise reader.error(f"schema must be a DcpSchema or SchemaRegistry, not {schema!r}", line)
+    if base is not None and base != schema.id:
+        raise reader.error(f"unknown schema id {header.sid!r} (expected {schema.id!r})", line)
+    return schema
+
+
+def _active_fields(reader: _Reader, line: _Line, header: _Header, schema: DcpSchema) -> list[str]:
+    mask = _parse_id(header.sid)[1] if header.sid is not None else None
+    if mask is not None and mask > schema.full_mask:
+        raise reader.error(f"mask {mask:x} names fields {schema.id!r} does not have", line)
+    from_mask = list(schema.fields_from_mask(schema.full_mask if mask is None else mask))
+    if header.names is None:
+        if header.count is not None and header.count != len(from_mask):
+            raise reader.error(
+                f"the header says {header.count} fields, the schema has {len(from_mask)}", line
+            )
+        return from_mask
+    if header.sid is None:  # L0: names only; they must be schema fields in schema order
+        order = {name: i for i, name in enumerate(schema.fields)}
+        positions = [order.get(name, -1) for name in header.names]
+        if -1 in positions or positions != sorted(positions):
+            raise reader.error(
+                f"header fields {header.names} do not fit schema {schema.id!r}", line
+            )
+        return header.names
+    if header.names != from_mask:
+        raise reader.error(
+            f"header fields {header.names} differ from schema {header.sid!r}: {from_mask}", line
+        )
+    return from_mask
+
+
+def _flat_builder(
+    names: list[str], dash_absent: bool, expand_paths: bool
+) -> Callable[[list[Any], _Line], dict[str, Any]]:
+    paths = _tree_paths(names) if expand_paths else None
+    if paths is None:  # flat records: the common case, kept to one comprehension
+        if dash_absent:
+            return lambda row, line: {n: v for n, v in zip(names, row) if v != "-"}
+        return lambda row, line: dict(zip(names, row))
+
+    def build(row: list[Any], line: _Line) -> dict[str, Any]:
+        record: dict[str, Any] = {}
+        for i, value in enumerate(row):
+            if dash_absent and value == "-" and isinstance(value, str):
+                continue
+            if len(paths[i]) == 1:
+                record[names[i]] = value
+            else:
+                _put(record, paths[i], value)
+        return record
+
+    return build
+
+
+def _tree_paths(names: list[str]) -> list[tuple[str, ...]] | None:
+    """Dotted names as paths, when they form a tree (no name is both a leaf and a parent)."""
+    if not any("." in name for name in names):
+        return None
+    paths = [tuple(name.split(".")) if "." in name else (name,) for name in names]
+    if any("" in path for path in paths if len(path) > 1):
+        return None
+    leaves = set(paths)
+    for path in paths:
+        for cut in range(1, len(path)):
+            if path[:cut] in leaves:
+                return None
+    return paths
+
+
+def _put(record: dict[str, Any], path: tuple[str, ...], value: Any) -> None:
+    target = record
+    for segment in path[:-1]:
+        inner = target.get(segment)
+        if not isinstance(inner, dict):
+            inner = target[segment] = {}
+        target = inner
+    target[path[-1]] = value
+
+
+def _schema_builder(
+    reader: _Reader, schema: DcpSchema, names: Sequence[str], dash_absent: bool
+) -> Callable[[list[Any], _Line], dict[str, Any]]:
+    paths = [schema.paths[name] for name in names]
+    subs = [schema.nest.get(name) for name in names]
+
+    def build(row: list[Any], line: _Line) -> dict[str, Any]:
+        record: dict[str, Any] = {}
+        for value, path, sub in zip(row, paths, subs):
+            if dash_absent and value == "-" and isinstance(value, str):
+                continue
+            if sub is not None and _is_block(value):
+                value = _expand(reader, line, value, sub, dash_absent)
+            if len(path) == 1:
+                record[path[0]] = value
+            else:
+                _put(record, path, value)
+        return record
+
+    return build
+
+
+def _is_block(value: Any) -> bool:
+    return (
+        isinstance(value, list)
+        and len(value) >= 2
+        and isinstance(value[0], str)
+        and value[0] in MARKERS
+    )
+
+
+def _expand(
+    reader: _Reader, line: _Line, block: list[Any], sub: DcpSchema, dash_absent: bool
+) -> list[dict[str, Any]]:
+    sid = block[1]
+    if not isinstance(sid, str):
+        raise reader.error(f"a {block[0]} block needs a sub-schema id", line)
+    try:
+        base, mask = _parse_id(sid)
+    except ValueError as exc:
+        raise reader.error(str(exc), line) from None
+    if base != sub.id:
+        raise reader.error(f"unknown sub-schema id {sid!r} (expected {sub.id!r})", line)
+    if mask is not None and mask > sub.full_mask:
+        raise reader.error(f"mask {mask:x} names fields {sub.id!r} does not have", line)
+    names = sub.fields_from_mask(sub.full_mask if mask is None else mask)
+    builder = _schema_builder(reader, sub, names, dash_absent)
+    items = []
+    for subrow in block[2:]:
+        if not isinstance(subrow, list) or len(subrow) != len(names):
+            raise reader.error(
+                f"a sub-row of {sid!r} must be an array of {len(names)} values", line
+            )
+        items.append(builder(subrow, line))
+    return items

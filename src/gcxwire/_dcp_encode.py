@@ -1,0 +1,352 @@
+"""DCP writing: the dialects, header densities, rows, sub-row blocks, metadata and text lines."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import orjson
+
+from ._dcp_infer import infer_schema
+from ._dcp_schema import ABSENT, DcpSchema, Path, json_path, resolve, split_path, unwrap
+from ._json import dumps_cell
+from .errors import EncodeTypeError, EncodeValueError
+
+__all__ = ["MARKERS", "PLACEHOLDER", "STYLES", "Dialect", "Style", "encode"]
+
+Dialect = Literal["gateway", "v0.3", "dcp-py"]
+
+MARKERS = ("$R", "$N")
+PLACEHOLDER = "$S"  # a wrapper member whose value is the table below
+_DEFAULT_DOMAIN = "data"
+
+
+# --- JSON text -------------------------------------------------------------------------------
+
+
+def _compact(value: Any) -> str:
+    """``JSON.stringify`` form: no spaces, raw non-ASCII, lone surrogates escaped."""
+    try:
+        return orjson.dumps(value).decode()
+    except (TypeError, orjson.JSONEncodeError):
+        # ints beyond 64 bits (any size), lone surrogates, subclasses orjson refuses
+        return dumps_cell(value)
+
+
+def _spaced(value: Any) -> str:
+    """Python ``json.dumps`` defaults, as dcp-py writes: ``", "`` and ``\\uXXXX`` escapes."""
+    try:
+        return json.dumps(value, allow_nan=False)
+    except ValueError as exc:  # an int past CPython's 4,300-digit conversion limit
+        raise EncodeValueError(f"The dcp-py dialect cannot write this value: {exc}") from None
+
+
+def _is_plain_json(value: Any) -> bool:
+    """The fast check: plain JSON types only (a subclass or an error goes to ``_check_json``)."""
+    cls = type(value)
+    if cls is str or cls is int or cls is bool or value is None:
+        return True
+    if cls is float:
+        return math.isfinite(value)
+    if cls is list:
+        for item in value:
+            if not _is_plain_json(item):
+                return False
+        return True
+    if cls is dict:
+        for key, item in value.items():
+            if type(key) is not str or not _is_plain_json(item):
+                return False
+        return True
+    return False
+
+
+def _check_json(value: Any, path: str) -> None:
+    """Raise ``EncodeError`` (with the JSONPath) for anything JSON cannot carry exactly."""
+    if value is None or isinstance(value, (str, bool, int)):
+        return
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise EncodeValueError(f"{value!r} is not a JSON number", path)
+        return
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if not isinstance(key, str):
+                raise EncodeTypeError(
+                    f"object keys must be strings, not {type(key).__name__}", path
+                )
+            _check_json(item, json_path(path, key))
+        return
+    if isinstance(value, list):
+        for i, item in enumerate(value):
+            _check_json(item, json_path(path, i))
+        return
+    raise EncodeTypeError(f"{type(value).__name__} is not a JSON value", path)
+
+
+# --- dialects --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Style:
+    count: bool  # the header carries the field count
+    absent: Any  # what absent (and, outside the gateway, null) is written as
+    marker: str  # nested sub-row marker
+    join_lists: bool  # scalar arrays written as "a,b" (dcp-py)
+    dumps: Callable[[Any], str]
+
+
+STYLES: dict[str, Style] = {
+    "gateway": Style(False, None, "$R", False, _compact),
+    "v0.3": Style(True, "-", "$N", False, _compact),
+    "dcp-py": Style(True, "-", "$R", True, _spaced),
+}
+
+
+def _style(dialect: str) -> Style:
+    try:
+        return STYLES[dialect]
+    except (KeyError, TypeError):
+        raise EncodeValueError(
+            f"unknown DCP dialect {dialect!r} (use 'gateway', 'v0.3' or 'dcp-py')", "$"
+        ) from None
+
+
+def _density(dialect: str, style: Style, density: int | None) -> int:
+    own = 2 if style.count else 1
+    if density is None:
+        return own
+    if density not in (0, 1, 2, 3, 4) or (dialect != "dcp-py" and density != own):
+        raise EncodeValueError(
+            f"header density {density!r} is not available in the {dialect} dialect", "$"
+        )
+    return density
+
+
+# --- the whole text --------------------------------------------------------------------------
+
+
+def encode(
+    records: Any,
+    schema: DcpSchema | None,
+    *,
+    dialect: str,
+    domain: str | None,
+    density: int | None,
+    text_key: str | None,
+) -> str:
+    """DCP text of ``records`` (see ``gcxwire.dcp.encode``)."""
+    style = _style(dialect)
+    level = _density(dialect, style, density)
+    if schema is not None and not isinstance(schema, DcpSchema):
+        raise EncodeTypeError(f"schema must be a DcpSchema, not {type(schema).__name__}", "$")
+    members, key, items = unwrap(records)
+    prefix = json_path("$", key) if key is not None else "$"
+    for i, record in enumerate(items):
+        if not isinstance(record, dict):
+            kind = "null" if record is None else type(record).__name__
+            raise EncodeTypeError(
+                f"a DCP record must be a JSON object, not {kind}", f"{prefix}[{i}]"
+            )
+    if schema is None:
+        schema = infer_schema(
+            items,
+            domain=domain or key or _DEFAULT_DOMAIN,
+            min_presence=0.0,
+            order="source",
+            naming="path",
+            nest=False,
+            flatten_sparse=style.absent is not None,  # the gateway cannot write "absent"
+        )
+    if members is not None:
+        _check_json(members, "$")
+
+    table = _Table.gather(items, schema)
+    lines: list[str] = []
+    if members is not None:
+        lines.append(_metadata_line(records, key or "", schema.domain, style))
+    lines.append(_header(schema, schema.cutdown_id(table.mask), table.names, style, level))
+    for r, row in enumerate(table.grid):
+        cells = table.cells(row, style, prefix, r)
+        lines.append(_natural_row(table.names, cells, style) if level == 4 else style.dumps(cells))
+        if text_key is not None:
+            lines.append(_text_line(items[r], text_key, f"{prefix}[{r}]"))
+    return "\n".join(lines)
+
+
+# --- columns and rows ------------------------------------------------------------------------
+
+
+@dataclass
+class _Table:
+    """The schema's fields present in this batch, and each record's values for them."""
+
+    paths: list[Path]  # of the active fields
+    names: list[str]
+    subs: list[DcpSchema | None]
+    mask: int
+    grid: list[tuple[Any, ...]]
+
+    @classmethod
+    def gather(cls, items: list[dict[str, Any]], schema: DcpSchema) -> _Table:
+        """Column by column (a top-level key is one dict lookup per record), then the rows."""
+        paths = [schema.paths[name] for name in schema.fields]
+        columns = [
+            [r.get(p[0], ABSENT) for r in items] if len(p) == 1 else [resolve(r, p) for r in items]
+            for p in paths
+        ]
+        active = [i for i, column in enumerate(columns) if any(v is not ABSENT for v in column)]
+        if not items:
+            active = list(range(len(paths)))
+        grid = list(zip(*(columns[i] for i in active))) if active else [()] * len(items)
+        names = [schema.fields[i] for i in active]
+        return cls(
+            paths=[paths[i] for i in active],
+            names=names,
+            subs=[schema.nest.get(name) for name in names],
+            mask=sum(schema.field_bit(i) for i in active),
+            grid=grid,
+        )
+
+    def cells(self, row: tuple[Any, ...], style: Style, prefix: str, r: int) -> list[Any]:
+        """One record's cells: scalars as they are, absent as the dialect says, checked JSON."""
+        absent = style.absent
+        cells: list[Any] = []
+        for path, sub, value in zip(self.paths, self.subs, row):
+            cls = type(value)
+            if value is ABSENT or value is None:
+                cells.append(absent)
+            elif cls is str or cls is int or cls is bool:
+                cells.append(value)
+            elif cls is float and math.isfinite(value):
+                cells.append(value)
+            else:
+                if not _is_plain_json(value):
+                    _check_json(value, _cell_path(prefix, r, path))
+                if sub is not None and isinstance(value, list):
+                    cells.append(_nested_cell(value, sub, style, _cell_path(prefix, r, path)))
+                else:
+                    cells.append(_cell(value, style))
+        return cells
+
+
+def _cell_path(prefix: str, row: int, path: tuple[str, ...]) -> str:
+    where = json_path(prefix, row)
+    for segment in path:
+        where = json_path(where, segment)
+    return where
+
+
+def _join(values: list[Any]) -> str:
+    """dcp-py's array cell: ``str()`` of each item joined by ``,``; ``"-"`` when empty."""
+    return ",".join(str(item) for item in values) if values else "-"
+
+
+def _cell(value: Any, style: Style) -> Any:
+    if value is ABSENT or value is None:
+        return style.absent
+    if style.join_lists and isinstance(value, list):
+        return _join(value)
+    return value
+
+
+def _nested_cell(value: list[Any], sub: DcpSchema, style: Style, where: str) -> Any:
+    """An array in a field with a sub-schema: sub-rows when it holds objects only."""
+    if all(isinstance(item, dict) for item in value):
+        return _sub_block(value, sub, style)
+    if value and isinstance(value[0], str) and value[0] in MARKERS:
+        raise EncodeValueError(
+            f"an array starting with {value[0]!r} would read back as sub-rows", where
+        )
+    return _cell(value, style)
+
+
+def _sub_block(items: list[dict[str, Any]], sub: DcpSchema, style: Style) -> list[Any]:
+    """``[marker, sub_id, subrow...]``; the sub-id names the sub-fields these rows carry."""
+    grid = [[resolve(item, sub.paths[name]) for name in sub.fields] for item in items]
+    active = [i for i in range(len(sub.fields)) if any(row[i] is not ABSENT for row in grid)]
+    mask = sum(sub.field_bit(i) for i in active)
+    block: list[Any] = [style.marker, sub.id if not items else sub.cutdown_id(mask)]
+    block.extend([_cell(row[i], style) for i in active] for row in grid)
+    return block
+
+
+# --- header, natural rows, text and metadata lines -------------------------------------------
+
+
+def _header(schema: DcpSchema, sid: str, names: list[str], style: Style, density: int) -> str:
+    if density == 0:
+        return style.dumps(names)
+    if density == 3:
+        return style.dumps(
+            {
+                "$dcp": "schema",
+                "id": sid,
+                "fields": names,
+                "fieldCount": len(names),
+                "types": {n: _ordered_type(schema.types[n]) for n in names if n in schema.types},
+            }
+        )
+    if density == 4:
+        described = []
+        for name in names:
+            about = schema.types.get(name, {}).get("description")
+            described.append(f"{name}: {about}" if about else name)
+        return "Fields: " + ", ".join(described)
+    head: list[Any] = ["$S", sid]
+    if density == 2:
+        head.append(len(names))
+    return style.dumps(head + names)
+
+
+_TYPE_KEY_ORDER = ("type", "description", "enum", "min", "max")
+
+
+def _ordered_type(type_def: dict[str, Any]) -> dict[str, Any]:
+    """A field type in dcp-py's key order (``type, description, enum, min, max``, then others)."""
+    first = {key: type_def[key] for key in _TYPE_KEY_ORDER if key in type_def}
+    return first | {k: v for k, v in type_def.items() if k not in first}
+
+
+def _natural_row(names: list[str], cells: list[Any], style: Style) -> str:
+    parts = []
+    for name, cell in zip(names, cells):
+        if cell is None or cell == style.absent:
+            continue
+        parts.append(f"{name}: {cell if isinstance(cell, str) else style.dumps(cell)}")
+    return ", ".join(parts)
+
+
+def _text_line(record: dict[str, Any], text_key: str, where: str) -> str:
+    value = resolve(record, split_path(text_key))
+    where = f"{where}.{text_key}"  # the dot path as given
+    if not isinstance(value, str):
+        raise EncodeTypeError("a text line needs a string at text_key", where)
+    if "\n" in value or "\r" in value:
+        raise EncodeValueError("a text line cannot hold a line break", where)
+    return value
+
+
+def _metadata_line(wrapper: dict[str, Any], key: str, domain: str, style: Style) -> str:
+    """The wrapper's other members as one JSON object line.
+
+    The array member is left out when it is the last member and its key is the header's domain
+    (the dcp-gateway README form); otherwise it stays in place as ``"$S"`` so that decode puts
+    the rows back under the right key, in the right position.
+    """
+    for name, value in wrapper.items():
+        if name != key and isinstance(value, str) and value == PLACEHOLDER:
+            raise EncodeValueError(
+                f"wrapper member {name!r} holds {PLACEHOLDER!r}, DCP's table placeholder",
+                json_path("$", name),
+            )
+    if wrapper.get("$dcp") == "schema":
+        raise EncodeValueError('a wrapper with "$dcp": "schema" reads as a schema header', "$")
+    if key == domain and next(reversed(wrapper)) == key:
+        body = {name: value for name, value in wrapper.items() if name != key}
+    else:
+        body = {name: (PLACEHOLDER if name == key else value) for name, value in wrapper.items()}
+    return style.dumps(body)
