@@ -18,6 +18,7 @@ from mcp import Client, StdioServerParameters
 from gcxwire import select
 from gcxwire.mcp import FORMAT_ARG, read_result, reading_hint
 
+from ..proxy.helpers import proxy_argv
 from .conftest import FRAMEWORKS
 from .helpers import encoding, result_tokens, texts
 from .servers import data
@@ -121,3 +122,24 @@ def test_typescript_client_over_stdio(framework: str) -> None:
     assert boom["isError"] is True
     assert read_result(status) == data.status()
     assert read_result(greet) == "Hello, Ada!"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("hint", ["session", "per-result"])
+def test_through_the_gcxwire_proxy(hint: str) -> None:
+    """``gcxwire proxy`` in front of an encoded server: the server's encodings pass,
+    the plain tools get the proxy's, and read_result gives back every value exactly."""
+    command, *args = proxy_argv(server_argv("mcpserver"), "--hint", hint)
+
+    async def main() -> None:
+        async with Client(StdioServerParameters(command=command, args=args)) as client:
+            for name, (arguments, meant) in data.CALLS.items():
+                encoded = await client.call_tool(name, arguments)
+                assert encoding(encoded) == select.detect(texts(encoded)[-1])
+                plain = await client.call_tool(f"{name}_plain", arguments)
+                for result in (encoded, plain):
+                    assert select.first_difference(read_result(result), meant) is None, name
+            boom = await client.call_tool("boom", {})
+            assert boom.is_error
+
+    asyncio.run(main())
