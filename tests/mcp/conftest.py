@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -26,3 +28,14 @@ def received_log(framework: str) -> list[dict[str, Any]]:
 @pytest.fixture(params=FRAMEWORKS)
 def framework(request: pytest.FixtureRequest) -> str:
     return str(request.param)
+
+
+@pytest.fixture(autouse=True)
+def quiet_tool_crashes() -> Iterator[None]:
+    """MCPServer logs a crashing tool with a rich traceback (about 1 s to render each);
+    the tests read the error from the result instead."""
+    logger = logging.getLogger("mcp.server.mcpserver.server")
+    level = logger.level
+    logger.setLevel(logging.CRITICAL)
+    yield
+    logger.setLevel(level)
