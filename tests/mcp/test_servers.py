@@ -156,3 +156,18 @@ def test_the_hint_per_result_on_request(framework: str) -> None:
         assert len(plain_json.content) == 1  # JSON needs no hint
 
     drive(build_server(framework, hint="result"), "auto", scenario)
+
+
+def test_fastmcp_clients_results_read_back_exactly() -> None:
+    import fastmcp
+
+    from .servers import fastmcp_app
+
+    async def main() -> None:
+        async with fastmcp.Client(fastmcp_app.build()) as client:
+            for name, (arguments, meant) in data.CALLS.items():
+                result = await client.call_tool(name, arguments)
+                assert result.structured_content is None
+                assert select.first_difference(read_result(result), meant) is None
+
+    asyncio.run(main())

@@ -15,7 +15,6 @@ from typing import Any, Final, Literal, cast, get_args
 
 from .. import select
 from ..errors import DecodeError, EncodeError, EncodeValueError
-from ..proxy.tabular import find_table
 from .hint import reading_hint
 
 __all__ = [
@@ -158,6 +157,9 @@ def encode_return(
     data = json_value(value)
     if not isinstance(data, list | dict):
         return None
+    # Imported here: the proxy package imports gcxwire.mcp for its hints.
+    from ..proxy.tabular import find_table
+
     if format == "auto" and find_table(data) is None:
         return None
     try:
