@@ -171,3 +171,28 @@ def test_fastmcp_clients_results_read_back_exactly() -> None:
                 assert select.first_difference(read_result(result), meant) is None
 
     asyncio.run(main())
+
+
+def test_a_fastmcp_tool_keeps_its_own_format_argument() -> None:
+    async def scenario(client: Client) -> None:
+        [tool] = [t for t in (await client.list_tools()).tools if t.name == "styled"]
+        assert tool.input_schema["properties"][FORMAT_ARG]["default"] == "plain"
+        assert tool.output_schema is None
+        result = await client.call_tool("styled", {FORMAT_ARG: "fancy"})
+        assert encoding(result) == "gcx"  # encoded as the default, "auto", chose
+        assert read_result(result) == [{"row": i, "format": "fancy"} for i in range(3)]
+
+    drive(build_server("fastmcp"), "auto", scenario)
+
+
+def test_an_mcpserver_tool_with_its_own_format_argument_is_refused() -> None:
+    from mcp.server.mcpserver import MCPServer
+
+    from gcxwire.mcp import encoded_tool
+
+    def styled(format: str = "plain") -> list[dict[str, Any]]:
+        return []
+
+    with pytest.raises(ValueError, match="own 'format' parameter"):
+        encoded_tool(MCPServer("x"))(styled)
+    encoded_tool(MCPServer("x"), format_arg=False)(styled)  # fine without the argument

@@ -2,11 +2,12 @@
 
 ``tools/list``: each encoded tool loses its ``outputSchema`` (its results no
 longer carry the ``structuredContent`` that schema promises) and gains the
-optional ``format`` argument. ``tools/call``: the argument is taken out before
-the tool runs, and a tabular result (or any list or object, when a format is
-asked for) becomes one encoded text block; errors and other results pass as
-fastmcp wrote them. ``initialize`` / ``server/discover``: the reading hint
-joins the server's ``instructions``.
+optional ``format`` argument, unless it has a ``format`` argument of its own.
+``tools/call``: the argument is taken out before the tool runs, and a tabular
+result (or any list or object, when a format is asked for) becomes one encoded
+text block; errors and other results pass as fastmcp wrote them.
+``initialize`` / ``server/discover``: the reading hint joins the server's
+``instructions``.
 """
 
 from __future__ import annotations
@@ -93,13 +94,9 @@ class EncodingMiddleware(fm.Middleware):
         if self.format_arg:
             schema = dict(tool.parameters)
             properties = dict(schema.get("properties") or {})
-            if FORMAT_ARG in properties:
-                raise ValueError(
-                    f"tool {tool.name!r} has its own {FORMAT_ARG!r} argument: rename it, "
-                    "or pass format_arg=False"
-                )
-            properties[FORMAT_ARG] = format_property(self.format)
-            update["parameters"] = {**schema, "properties": properties}
+            if FORMAT_ARG not in properties:  # a tool's own `format` stays its own
+                properties[FORMAT_ARG] = format_property(self.format)
+                update["parameters"] = {**schema, "properties": properties}
         return tool.model_copy(update=update)
 
     async def on_call_tool(
@@ -111,8 +108,9 @@ class EncodingMiddleware(fm.Middleware):
         if not self.encodes(params.name):
             return await call_next(context)
         format: Format = self.format
-        if self.format_arg and params.arguments and FORMAT_ARG in params.arguments:
-            arguments = dict(params.arguments)
+        asked = self.format_arg and FORMAT_ARG in (params.arguments or {})
+        if asked and not await _has_own_format(context):
+            arguments = dict(params.arguments or {})
             try:
                 format = check_format(arguments.pop(FORMAT_ARG))
             except ValueError as exc:
@@ -132,6 +130,16 @@ class EncodingMiddleware(fm.Middleware):
             del meta["fastmcp"]  # it told clients to unwrap the structuredContent that is gone
         blocks = [mcp_types.TextContent(type="text", text=b["text"]) for b in encoded["content"]]
         return ToolResult(content=blocks, meta=meta)
+
+
+async def _has_own_format(
+    context: fm.MiddlewareContext[mcp_types.CallToolRequestParams],
+) -> bool:
+    """Does the called tool take a ``format`` argument of its own (then it keeps it)?"""
+    if context.fastmcp_context is None:
+        return False
+    tool = await context.fastmcp_context.fastmcp.get_tool(context.message.name)
+    return tool is not None and FORMAT_ARG in (tool.parameters.get("properties") or {})
 
 
 def _returned(result: ToolResult) -> Any:

@@ -16,7 +16,7 @@ from gcxwire.mcp import EncodingMiddleware, HintMode
 from tests.mcp.servers import data
 
 RECEIVED: list[dict[str, Any]] = []
-ENCODED = ("users", "points", "search", "tricky", "status", "greet", "boom", "received")
+ENCODED = ("users", "points", "search", "tricky", "status", "greet", "boom", "received", "styled")
 
 
 def build(*, hint: HintMode = "instructions", format_arg: bool = True) -> FastMCP:
@@ -64,6 +64,12 @@ def build(*, hint: HintMode = "instructions", format_arg: bool = True) -> FastMC
 
     for fn in (users, points, search, tricky, status, greet, boom, received):
         both(fn)
+
+    @server.tool
+    def styled(format: str = "plain") -> list[dict[str, Any]]:
+        """A tool with a `format` argument of its own."""
+        return [{"row": i, "format": format} for i in range(3)]
+
     return server
 
 
