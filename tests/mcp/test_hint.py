@@ -57,7 +57,9 @@ def test_the_cases_use_every_marker_and_every_header_marker_has_a_line() -> None
     assert used == set(MARKERS)
     # A new reserved header key (a marker) fails here until the hint explains it.
     for key in _gcx_model._CONTROL:
-        assert any(m == key or m.startswith(key + "=") for m in MARKERS), key
+        assert any(m == key or m.startswith(key + "=") for m in MARKERS), (
+            f"header marker {key!r} has no line in gcxwire.mcp.hint.MARKERS"
+        )
 
 
 def test_a_plain_table_gets_no_line_for_markers_it_does_not_use() -> None:
