@@ -154,7 +154,10 @@ def encode_return(
     """
     if _is_sdk_object(value):
         return None
-    data = json_value(value)
+    try:
+        data = json_value(value)
+    except ValueError:  # pydantic cannot serialise it: the framework reports it its own way
+        return None
     if not isinstance(data, list | dict):
         return None
     # Imported here: the proxy package imports gcxwire.mcp for its hints.
