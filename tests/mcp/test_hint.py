@@ -72,6 +72,7 @@ def test_a_format_hint_explains_all_of_its_markers(fmt: str) -> None:
     lines = reading_hint(fmt).splitlines()
     wanted = [m for m in MARKERS if fmt == "auto" or m.startswith("dcp") == (fmt == "dcp")]
     assert lines == [HINT_OPENING, *("- " + MARKERS[m] for m in wanted)]
+    assert hint_markers(fmt) == tuple(wanted)
 
 
 def test_explained_markers_are_left_out() -> None:
@@ -83,7 +84,7 @@ def test_explained_markers_are_left_out() -> None:
     ]
 
 
-@pytest.mark.parametrize("text", ["json", '{"a": 1}', "[1, 2]", "plain words", ""])
+@pytest.mark.parametrize("text", ["json", '{"a": 1}', "[1, 2]", "plain words", "", "xml"])
 def test_json_and_plain_text_need_no_hint(text: str) -> None:
     assert reading_hint(text) == ""
     assert hint_markers(text) == ()

@@ -88,17 +88,22 @@ def reading_hint(format_or_text: str, /, *, explained: Collection[str] = ()) -> 
     uses. Markers in ``explained`` (ids from :func:`hint_markers`) are left out,
     so a session can explain each one once.
     """
-    used = _BY_FORMAT.get(format_or_text)
-    if used is None:
-        used = hint_markers(format_or_text)
-    lines = [MARKERS[m] for m in used if m not in explained]
+    lines = [MARKERS[m] for m in hint_markers(format_or_text) if m not in explained]
     if not lines:
         return ""
     return "\n".join([HINT_OPENING, *("- " + line for line in lines)])
 
 
-def hint_markers(text: str) -> tuple[str, ...]:
-    """The marker ids (keys of :data:`MARKERS`) a GCX1 or DCP payload uses, in hint order."""
+def hint_markers(format_or_text: str, /) -> tuple[str, ...]:
+    """The marker ids (keys of :data:`MARKERS`) :func:`reading_hint` explains, in hint order.
+
+    For a format name, every marker of that format; for a GCX1 or DCP payload,
+    the markers it uses; for anything else, none.
+    """
+    of_format = _BY_FORMAT.get(format_or_text)
+    if of_format is not None:
+        return of_format
+    text = format_or_text
     found = set(_gcx_markers(text) if select.detect(text) == "gcx" else ())
     if not found and select.detect(text) == "dcp":
         found.update(_dcp_markers(text))
