@@ -12,7 +12,7 @@ import pytest
 from gcxwire import select, tokens
 from gcxwire.mcp import HINT_OPENING, MARKERS, is_hint, reading_hint
 from gcxwire.proxy.cli import build_interceptor
-from gcxwire.proxy.interceptor import ResponseInterceptor, numbers_kept
+from gcxwire.proxy.interceptor import ResponseInterceptor, instructions_hint, numbers_kept
 from gcxwire.proxy.jsonrpc import PendingRequest
 from gcxwire.proxy.options import parse_options
 from gcxwire.proxy.stats import ProxyStats
@@ -119,20 +119,30 @@ def hint_count(texts: list[str]) -> int:
 def test_the_hint_goes_into_the_instructions_once_and_no_result_repeats_it() -> None:
     ic = interceptor("--format", "gcx")
     result = hello(ic, "Use the search tool first.")
-    assert result["instructions"] == "Use the search tool first.\n\n" + reading_hint("gcx")
+    assert result["instructions"] == "Use the search tool first.\n\n" + instructions_hint("gcx")
     outputs = [result["instructions"]]
     for i in range(1, 21):
         outputs += call(ic, i, rows(12, i))
-    assert len(outputs) == 21  # one text block per result: no hint block
     assert hint_count(outputs) == 1  # one hint for the whole session, 20 calls
-    assert ic.stats.instructions_hint_tokens == tokens.count(reading_hint("gcx"))
-    assert ic.stats.tool("t").hint_tokens == 0
+    # The rows' float= column is explained once, with the first result; no marker twice.
+    assert len(outputs) == 22 and is_hint(outputs[1]) and MARKERS["float"] in outputs[1]
+    for line in MARKERS.values():
+        assert sum(text.count(line) for text in outputs) <= 1
+    assert ic.stats.instructions_hint_tokens == tokens.count(instructions_hint("gcx"))
+    assert ic.stats.tool("t").hint_tokens == tokens.count(outputs[1])
 
 
-def test_instructions_explain_both_formats_under_auto() -> None:
-    result = hello(interceptor())
-    assert result["instructions"] == reading_hint("auto")
+def test_instructions_explain_both_formats_under_auto_and_rarer_markers_come_once() -> None:
+    ic = interceptor()
+    result = hello(ic)
+    assert result["instructions"] == instructions_hint("auto")
     assert MARKERS["dcp"] in result["instructions"] and MARKERS["gcx"] in result["instructions"]
+    assert MARKERS["of"] not in result["instructions"]  # said when a result first uses it
+    assert tokens.count(instructions_hint("auto")) < tokens.count(reading_hint("auto")) / 2
+    wrapper = {"total_count": 40, "items": rows(40)}
+    first, second = call(ic, 1, wrapper), call(ic, 2, wrapper)
+    assert is_hint(first[0]) and MARKERS["of"] in first[0] and MARKERS["gcx"] not in first[0]
+    assert len(second) == 1
 
 
 def test_without_a_handshake_each_marker_is_explained_once() -> None:

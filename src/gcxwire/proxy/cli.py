@@ -14,6 +14,7 @@ from .codecs import DcpCodec, optional_codec
 from .framing import open_stdio
 from .gateway import Gateway, Member
 from .gateway_config import GatewayConfigError, ServerSpec, load_gateway_config
+from .http_upstream import HttpUnavailable, HttpUpstream, require_httpx
 from .interceptor import HintSession, ResponseInterceptor
 from .lifecycle import SchemaLifecycle, SchemaVersion
 from .options import ProxyOptions, parse_options
@@ -39,13 +40,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         return exc.code if isinstance(exc.code, int) else 2
     _setup_logging(options)
     try:
+        remote = options.url is not None
         if options.servers is not None:
             members = build_members(options, load_gateway_config(options.servers))
             all_stats = [member.interceptor.stats for member in members]
+            remote = any(member.spec.url is not None for member in members)
         else:
             interceptor = build_interceptor(options, ProxyStats(options.server_name))
             all_stats = [interceptor.stats]
-    except (PresetError, GatewayConfigError) as exc:
+        if remote:
+            require_httpx()  # say it now, before any server starts
+    except (PresetError, GatewayConfigError, HttpUnavailable) as exc:
         _fatal(options, str(exc))
         return 1
     # Protocol output gets its own descriptor; fd 1 then points at stderr, so a
@@ -59,9 +64,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         if options.servers is not None:
             core = Gateway(client_in, client_out, members, answer_timeout=options.answer_timeout)
         else:
-            upstream = Upstream(
-                options.command, name=options.server_name, env=options.env, cwd=options.cwd
-            )
+            upstream: Upstream | HttpUpstream
+            if options.url is not None:
+                upstream = HttpUpstream(
+                    options.url,
+                    name=options.server_name,
+                    headers=options.headers,
+                    timeout=options.http_timeout,
+                )
+            else:
+                upstream = Upstream(
+                    options.command, name=options.server_name, env=options.env, cwd=options.cwd
+                )
             core = Relay(client_in, client_out, upstream, interceptor)
         loop = asyncio.get_running_loop()
         for name in ("SIGTERM", "SIGINT", "SIGHUP"):

@@ -67,6 +67,7 @@ from .catalog import (
 )
 from .framing import LineReader, LineWriter
 from .gateway_config import ServerSpec
+from .http_upstream import HttpUpstream
 from .interceptor import ResponseInterceptor
 from .jsonrpc import (
     JsonObject,
@@ -183,9 +184,15 @@ class Gateway:
         self._tasks: set[asyncio.Task[Any]] = set()
         self._closing = asyncio.Event()
         for member in members:
-            upstream = Upstream(
-                member.spec.command, name=member.alias, env=member.spec.env, cwd=member.spec.cwd
-            )
+            upstream: Upstream | HttpUpstream
+            if member.spec.url is not None:  # a remote server over Streamable HTTP
+                upstream = HttpUpstream(
+                    member.spec.url, name=member.alias, headers=member.spec.headers
+                )
+            else:
+                upstream = Upstream(
+                    member.spec.command, name=member.alias, env=member.spec.env, cwd=member.spec.cwd
+                )
             member.link = UpstreamLink(upstream, member.interceptor, self._deliverer(member))
 
     def request_stop(self) -> None:

@@ -2,14 +2,16 @@
 
 Two shapes are read:
 
-- the gateway's own, ``{"servers": [{"alias", "command", "args", "env", "cwd", "restart"}]}``;
+- the gateway's own, ``{"servers": [{"alias", "command", "args", "env", "cwd", "restart"}]}``,
+  or ``{"alias", "url", "headers"}`` for a remote server over Streamable HTTP;
 - the ``mcpServers`` object of Claude Desktop / Claude Code / Cursor
   (``{"mcpServers": {"github": {"command", "args", "env"}}}``), and VS Code's
   ``{"servers": {...}}`` object of the same entries. The key is the alias.
 
 ``${VAR}`` and ``${VAR:-default}`` are expanded in ``command``, ``args``, ``env``
-values and ``cwd``, as Claude Code does. Errors name the file, the key and what
-is wrong: ``gateway.json: servers[1].command: expected a non-empty string``.
+values, ``cwd``, ``url`` and ``headers`` values, as Claude Code does. Errors name
+the file, the key and what is wrong:
+``gateway.json: servers[1].command: expected a non-empty string``.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from typing import Any
 
 import orjson
 
-__all__ = ["ALIAS", "GatewayConfigError", "ServerSpec", "load_gateway_config"]
+__all__ = ["ALIAS", "GatewayConfigError", "ServerSpec", "expand_variables", "load_gateway_config"]
 
 # An alias becomes the tool-name prefix "alias__": the tool-name charset, no "__".
 ALIAS = re.compile(r"^(?!.*__)[A-Za-z0-9][A-Za-z0-9_-]*$")
@@ -43,6 +45,13 @@ class ServerSpec:
     env: dict[str, str] = field(default_factory=dict)
     cwd: str | None = None
     restart: bool = False
+    url: str | None = None  # a remote server over Streamable HTTP (then no command)
+    headers: dict[str, str] = field(default_factory=dict)
+
+
+def expand_variables(text: str, where: str, environ: Mapping[str, str]) -> str:
+    """``${VAR}`` and ``${VAR:-default}`` in ``text``; an unset ``${VAR}`` is an error."""
+    return _expand(text, where, environ)
 
 
 def _expand(text: str, where: str, environ: Mapping[str, str]) -> str:
@@ -79,13 +88,17 @@ class _Reader:
         unknown = sorted(set(entry) - _ENTRY_KEYS - {"url", "headers"})
         if unknown:
             raise self.fail(key, f"unknown key(s) {', '.join(unknown)}")
-        kind = entry.get("type", "stdio")
-        if kind != "stdio" or "url" in entry:
-            raise self.fail(key, "only stdio servers (command + args) can be fronted")
+        kind = entry.get("type", "http" if "url" in entry else "stdio")
         if not isinstance(alias, str) or not ALIAS.match(alias):
             where = f"{key}.alias" if key.startswith("servers[") else key  # list form: a member
             problem = "missing" if alias is None else f"alias {alias!r} must be letters, digits"
             raise self.fail(where, problem if alias is None else problem + ", '-' or '_', no '__'")
+        if kind in ("http", "streamable-http", "streamableHttp") or "url" in entry:
+            return self.remote(alias, entry, key, kind)
+        if kind != "stdio":
+            raise self.fail(f"{key}.type", f"{kind!r}: expected stdio or http")
+        if "headers" in entry:
+            raise self.fail(f"{key}.headers", "headers belong to a server with a url")
         command = self.string(entry.get("command"), f"{key}.command")
         args = entry.get("args", [])
         if not isinstance(args, list):
@@ -114,6 +127,31 @@ class _Reader:
             cwd=None if cwd is None else self.string(cwd, f"{key}.cwd"),
             restart=restart,
         )
+
+    def remote(self, alias: str, entry: dict[str, Any], key: str, kind: Any) -> ServerSpec:
+        """An entry with a ``url``: a remote server over Streamable HTTP."""
+        if kind == "sse":
+            raise self.fail(f"{key}.type", "the old HTTP+SSE transport is not supported: use http")
+        if kind not in ("http", "streamable-http", "streamableHttp"):
+            raise self.fail(f"{key}.type", f"{kind!r}: a server with a url is of type http")
+        extra = sorted({"command", "args", "env", "cwd"} & set(entry))
+        if extra:
+            raise self.fail(key, f"a server with a url takes no {', '.join(extra)}")
+        url = self.string(entry.get("url"), f"{key}.url")
+        if not url.startswith(("http://", "https://")):
+            raise self.fail(f"{key}.url", f"expected an http:// or https:// URL, got {url!r}")
+        headers = entry.get("headers", {})
+        if not isinstance(headers, dict):
+            raise self.fail(f"{key}.headers", "expected an object of strings")
+        expanded = {}
+        for name, value in headers.items():
+            if not isinstance(value, str):
+                raise self.fail(f"{key}.headers.{name}", "expected a string")
+            expanded[name] = _expand(value, f"{self.path}: {key}.headers.{name}", self.environ)
+        restart = entry.get("restart", False)
+        if not isinstance(restart, bool):
+            raise self.fail(f"{key}.restart", "expected true or false")
+        return ServerSpec(alias=alias, command=(), url=url, headers=expanded, restart=restart)
 
 
 def load_gateway_config(path: str, environ: Mapping[str, str] | None = None) -> list[ServerSpec]:

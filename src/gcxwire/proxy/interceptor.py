@@ -49,7 +49,14 @@ from .slim import slim_tools_list
 from .stats import ProxyStats
 from .tabular import Table, find_table, parse_text_blocks
 
-__all__ = ["Encoding", "HintMode", "HintSession", "ResponseInterceptor", "numbers_kept"]
+__all__ = [
+    "Encoding",
+    "HintMode",
+    "HintSession",
+    "ResponseInterceptor",
+    "instructions_hint",
+    "numbers_kept",
+]
 
 log = logging.getLogger("gcxwire.proxy")
 
@@ -60,10 +67,10 @@ class HintSession:
     """Which markers of the payloads (``gcxwire.mcp.hint_markers``) the client
     has been told how to read.
 
-    ``session`` (the default): the hint for every marker of the format goes into
-    the ``instructions`` of the ``initialize``/``server/discover`` result; a
-    result carries the lines only for markers the session has not been told (a
-    2026-07-28 client may never ask for ``server/discover``). ``per-result``:
+    ``session`` (the default): how to read the format's tables goes into the
+    ``instructions`` of the ``initialize``/``server/discover`` result; a result
+    carries the lines only for markers the session has not been told (the rarer
+    ones; everything when a 2026-07-28 client never asks for ``server/discover``). ``per-result``:
     every rewritten result carries the hint for the markers it uses. ``off``:
     never. One session may serve several interceptors (a gateway's servers share
     the client).
@@ -91,22 +98,31 @@ class HintSession:
             self._told.update(markers)
 
     def with_instructions(self, result: JsonObject, format: str) -> tuple[JsonObject, str] | None:
-        """``result`` (of initialize or server/discover) with the hint for every
-        marker of ``format`` after the server's own ``instructions``, and that
-        hint; ``None`` for no change."""
-        hint = reading_hint(format) if self.mode == "session" else ""
-        if not hint:
+        """``result`` (of initialize or server/discover) with :func:`instructions_hint`
+        after the server's own ``instructions``, and that hint; ``None`` for no change."""
+        if self.mode != "session":
             return None
+        hint = instructions_hint(format)
         own = result.get("instructions")
         text = f"{own}\n\n{hint}" if isinstance(own, str) and own.strip() else hint
-        self._told.update(MARKERS if format == "auto" else hint_markers_of_format(format))
+        self._told.update(_BASE_MARKERS[format])
         return {**result, "instructions": text}, hint
 
 
-def hint_markers_of_format(format: str) -> tuple[str, ...]:
-    """The marker ids ``reading_hint(format)`` explains."""
-    is_dcp = format == "dcp"
-    return tuple(m for m in MARKERS if m.startswith("dcp") == is_dcp)
+# The markers every payload of a format uses: said once in the instructions. The
+# others (of=, flat=, guards...) are said with the first result that uses them,
+# so a session pays only for what it sees (all of them would be ~430 tokens).
+_BASE_MARKERS: dict[str, tuple[str, ...]] = {
+    "auto": ("gcx", "dcp"),
+    "gcx": ("gcx",),
+    "dcp": ("dcp",),
+}
+
+
+def instructions_hint(format: str) -> str:
+    """The hint the instructions carry for ``--format format``: how to read its tables."""
+    base = _BASE_MARKERS[format]
+    return reading_hint(format, explained=[m for m in MARKERS if m not in base])
 
 
 # A text with none of these holds integer literals only: orjson and the

@@ -15,6 +15,7 @@ from typing import Any, Protocol
 
 import orjson
 
+from .http_upstream import HttpUpstream
 from .jsonrpc import (
     UPSTREAM_EXITED,
     JsonObject,
@@ -70,7 +71,9 @@ class UpstreamLink:
     there delivers the original line instead.
     """
 
-    def __init__(self, upstream: Upstream, rewriter: ResponseRewriter, deliver: Deliver) -> None:
+    def __init__(
+        self, upstream: Upstream | HttpUpstream, rewriter: ResponseRewriter, deliver: Deliver
+    ) -> None:
         self.upstream = upstream
         self.rewriter = rewriter
         self.pending = PendingTable()

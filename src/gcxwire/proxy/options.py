@@ -8,6 +8,9 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal
+from urllib.parse import urlsplit
+
+from .gateway_config import expand_variables
 
 __all__ = ["ProxyOptions", "build_parser", "default_server_name", "parse_options"]
 
@@ -17,6 +20,7 @@ Hint = Literal["session", "per-result", "off"]
 
 USAGE = (
     "gcxwire proxy [options] -- <server command> [args...]\n"
+    "       gcxwire proxy [options] --url https://host/mcp [--header 'K: V']\n"
     "       gcxwire proxy [options] --servers gateway.json"
 )
 
@@ -25,6 +29,7 @@ examples:
   gcxwire proxy -- uvx mcp-server-git --repository /path/to/repo
   gcxwire proxy --format dcp --stats-file stats.json -- npx -y @modelcontextprotocol/server-memory
   gcxwire proxy --presets ~/.config/gcxwire/presets --name github -- github-mcp-server stdio
+  gcxwire proxy --url https://mcp.example.com/mcp --header 'Authorization: Bearer ${TOKEN}'
   gcxwire proxy --servers ~/.config/gcxwire/gateway.json
 
 The proxy speaks MCP on its own stdin/stdout; logs go to stderr (or --log-file).
@@ -38,6 +43,9 @@ class ProxyOptions:
 
     command: tuple[str, ...] = ()
     servers: str | None = None  # --servers FILE: a gateway in front of several servers
+    url: str | None = None  # --url: a remote server over Streamable HTTP
+    headers: dict[str, str] = field(default_factory=dict)  # --header, ${VAR} expanded
+    http_timeout: float = 300.0
     answer_timeout: float = 10.0
     name: str = ""
     env: dict[str, str] = field(default_factory=dict)
@@ -58,7 +66,11 @@ class ProxyOptions:
     def server_name(self) -> str:
         """``--name``, else the command's file name (``mcp-server-git``), used in
         messages, stats and to find ``<name>.filter.json`` presets."""
-        return self.name or default_server_name(self.command)
+        if self.name:
+            return self.name
+        if self.url is not None:
+            return urlsplit(self.url).hostname or "server"
+        return default_server_name(self.command)
 
 
 # Commands that launch the real server named by a later argument.
@@ -100,6 +112,26 @@ def build_parser() -> argparse.ArgumentParser:
         "--servers",
         metavar="FILE",
         help="front several servers (a gateway.json or an mcpServers file) instead of one",
+    )
+    server.add_argument(
+        "--url",
+        metavar="URL",
+        help="front a remote server over Streamable HTTP (needs gcxwire[http])",
+    )
+    server.add_argument(
+        "--header",
+        action="append",
+        default=[],
+        metavar="'K: V'",
+        help="with --url: an HTTP header for every request, ${VAR} taken from the "
+        "environment (repeatable)",
+    )
+    server.add_argument(
+        "--http-timeout",
+        type=_positive_float,
+        default=300.0,
+        metavar="SECONDS",
+        help="with --url: how long the server may stay silent while answering (default: 300)",
     )
     server.add_argument("--name", default="", help="server name for logs, stats and presets")
     server.add_argument(
@@ -210,9 +242,25 @@ def parse_options(argv: Sequence[str]) -> ProxyOptions:
     else:
         args = parser.parse_args(argv)
         command = list(args.command)
-    if args.servers is not None and command:
-        parser.error("give either --servers FILE or a server command after --, not both")
-    if args.servers is None and not command:
+    given = [what for what, on in (("--servers", args.servers), ("--url", args.url)) if on]
+    if command:
+        given.append("a server command")
+    if len(given) > 1:
+        parser.error(f"give one of --servers FILE, --url URL or a command after --, not {given}")
+    if args.header and args.url is None:
+        parser.error('--header needs --url (gateway entries take "headers")')
+    headers: dict[str, str] = {}
+    for item in args.header:
+        key, sep, value = item.partition(":")
+        if not sep or not key.strip():
+            parser.error(f"--header expects 'K: V', got {item!r}")
+        try:
+            headers[key.strip()] = expand_variables(value.strip(), "--header", os.environ)
+        except ValueError as exc:
+            parser.error(str(exc))
+    if args.url is not None and urlsplit(args.url).scheme not in ("http", "https"):
+        parser.error(f"--url expects an http:// or https:// URL, got {args.url!r}")
+    if args.servers is None and args.url is None and not command:
         parser.error(
             "no server command: put it after --, e.g. gcxwire proxy -- uvx mcp-server-time"
         )
@@ -227,6 +275,9 @@ def parse_options(argv: Sequence[str]) -> ProxyOptions:
     return ProxyOptions(
         command=tuple(command),
         servers=args.servers,
+        url=args.url,
+        headers=headers,
+        http_timeout=args.http_timeout,
         answer_timeout=args.answer_timeout,
         name=args.name,
         env=env,

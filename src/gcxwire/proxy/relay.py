@@ -16,6 +16,7 @@ import asyncio
 import logging
 
 from .framing import LineReader, LineWriter
+from .http_upstream import HttpUpstream
 from .jsonrpc import batch_refusal, parse_line, request_of
 from .link import DRAIN_AFTER_EXIT_TIMEOUT, ResponseRewriter, UpstreamLink, exit_status
 from .upstream import Upstream
@@ -32,7 +33,7 @@ class Relay:
         self,
         client_in: LineReader,
         client_out: LineWriter,
-        upstream: Upstream,
+        upstream: Upstream | HttpUpstream,
         rewriter: ResponseRewriter,
     ) -> None:
         self._client_in = client_in

@@ -1,0 +1,579 @@
+"""One remote MCP server over Streamable HTTP, behind the interface of :class:`~.upstream.Upstream`.
+
+The relay (or the gateway) sees lines, as with a stdio server: :meth:`HttpUpstream.send`
+takes one JSON-RPC message, :meth:`HttpUpstream.readline` gives the next message
+the server sent, in any order, and ``None`` once the upstream is stopped. Each
+client message is one POST; the server answers a request with JSON or with an
+SSE stream that may carry its requests and notifications before the answer.
+Server-initiated messages also come on the GET stream, opened after
+``notifications/initialized``.
+
+What the transport takes care of, as the spec has it:
+
+- ``Mcp-Session-Id`` from the ``initialize`` answer, sent on every later request,
+  and a DELETE of the session on exit;
+- ``MCP-Protocol-Version``: the negotiated version after ``initialize``; in
+  2026-07-28 the version of each request's ``_meta`` envelope, with ``Mcp-Method``
+  and ``Mcp-Name`` beside it;
+- resumption: a stream that ends before the answer (or the GET stream) is resumed
+  with a GET carrying ``Last-Event-ID``, waiting the server's ``retry`` first;
+- a lost session (404 to a request that carried a session id, e.g. after the
+  server restarted): the client's ``initialize`` is replayed without a session id,
+  then ``notifications/initialized``, and the request is sent again once;
+- every other failure answers the request with a JSON-RPC error that says what
+  happened (401/403 name the missing authorization, 404 the URL), so the client
+  never waits forever.
+
+httpx is imported only when an HTTP upstream starts (``pip install gcxwire[http]``):
+the stdio proxy needs nothing beyond the standard library and orjson.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncIterator, Coroutine, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import orjson
+
+from .jsonrpc import error_response, parse_line, request_of, response_id
+
+if TYPE_CHECKING:
+    import httpx
+
+__all__ = ["HTTP_FAILED", "HttpUnavailable", "HttpUpstream", "require_httpx"]
+
+log = logging.getLogger("gcxwire.proxy")
+
+# Our own code for "the HTTP server did not answer this request", outside the
+# spec's reserved -32768..-32000 (the relay's -31000 means a stdio server exited).
+HTTP_FAILED = -31002
+
+CONNECT_TIMEOUT = 10.0
+# Resuming a broken stream: attempts, and the wait when the server gave no ``retry``.
+RESUME_ATTEMPTS = 3
+DEFAULT_RETRY = 1.0
+MAX_RETRY = 30.0
+
+_META_VERSION = "io.modelcontextprotocol/protocolVersion"
+# Methods whose target the 2026-07-28 transport mirrors in the Mcp-Name header.
+_NAMED = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
+_AUTH_HELP = (
+    "it needs authorization: pass a token with --header 'Authorization: Bearer ${TOKEN}', "
+    "or put mcp-remote (which runs OAuth) in front, see docs/proxy.md"
+)
+
+
+class HttpUnavailable(RuntimeError):
+    """The optional HTTP client (httpx) is not installed."""
+
+
+def require_httpx() -> Any:
+    """The httpx module; :class:`HttpUnavailable` with the install command without it."""
+    try:
+        import httpx
+    except ModuleNotFoundError as exc:
+        raise HttpUnavailable(
+            "remote servers (--url, or a url in --servers) need httpx: pip install 'gcxwire[http]'"
+        ) from exc
+    return httpx
+
+
+@dataclass
+class _Event:
+    data: str = ""
+    id: str | None = None
+    retry: float | None = None
+    lines: list[str] = field(default_factory=list)
+
+
+async def _sse_events(lines: AsyncIterator[str]) -> AsyncIterator[_Event]:
+    """Server-sent events from a stream of lines (``event`` names are not used by MCP)."""
+    event = _Event()
+    async for raw in lines:
+        line = raw.rstrip("\r\n")
+        if not line:
+            if event.lines or event.id is not None or event.retry is not None:
+                event.data = "\n".join(event.lines)
+                yield event
+            event = _Event()
+            continue
+        if line.startswith(":"):
+            continue  # a comment, often a keep-alive
+        name, _, value = line.partition(":")
+        value = value[1:] if value.startswith(" ") else value
+        if name == "data":
+            event.lines.append(value)
+        elif name == "id" and "\0" not in value:
+            event.id = value
+        elif name == "retry" and value.isdigit():
+            event.retry = min(int(value) / 1000, MAX_RETRY)
+
+
+def _one_line(data: bytes) -> bytes:
+    # JSON strings cannot hold a raw newline, so any newline is whitespace between
+    # tokens; the relay's wire is one message per line.
+    return data.strip().replace(b"\r", b" ").replace(b"\n", b" ")
+
+
+class _RequestFailed(Exception):
+    """A request got no answer; the message says why, ``status`` is the HTTP status."""
+
+    def __init__(self, message: str, status: int | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+class _SessionLost(Exception):
+    """404 to a request that carried a session id: the server forgot the session."""
+
+
+class HttpUpstream:
+    """Talk to one MCP server at ``url``, with the relay's upstream interface."""
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        name: str,
+        headers: Mapping[str, str] | None = None,
+        timeout: float = 300.0,
+    ) -> None:
+        self.url = url
+        self.name = name
+        self._headers = dict(headers or {})
+        self._timeout = timeout
+        self._client: httpx.AsyncClient | None = None
+        self._lines: asyncio.Queue[bytes | None] = asyncio.Queue()
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self._in_flight: dict[Any, asyncio.Task[Any]] = {}  # modern request id -> its POST
+        self._session_id: str | None = None
+        self._version: str | None = None  # negotiated in initialize (handshake era)
+        self._initialize: tuple[Any, dict[str, Any]] | None = None  # the client's (id, message)
+        self._initialized: bytes | None = None  # the client's notifications/initialized
+        self._reinitializing: asyncio.Lock = asyncio.Lock()
+        self._get_stream: asyncio.Task[Any] | None = None
+        self._stopped = asyncio.Event()
+
+    # -- the upstream interface ---------------------------------------------------------
+
+    async def start(self) -> None:
+        httpx = require_httpx()
+        timeout = httpx.Timeout(self._timeout, connect=CONNECT_TIMEOUT)
+        self._client = httpx.AsyncClient(timeout=timeout, follow_redirects=False)
+        log.info("%s: remote MCP server at %s", self.name, self.url)
+
+    @property
+    def running(self) -> bool:
+        return self._client is not None and not self._stopped.is_set()
+
+    async def readline(self) -> bytes | None:
+        """The next message the server sent, or ``None`` once stopped."""
+        return await self._lines.get()
+
+    async def send(self, line: bytes) -> None:
+        """Send one client message; its answer (or an error) comes from :meth:`readline`."""
+        message = parse_line(line)
+        if not isinstance(message, dict):
+            log.warning("%s: not sending a line that is not a JSON-RPC message", self.name)
+            return
+        request = request_of(message)
+        if request is None:
+            if self._modern_cancel(message):
+                return
+            if message.get("method") == "notifications/initialized":
+                self._initialized = line
+                self._spawn(self._post_other(message, line, open_stream=True))
+            else:
+                self._spawn(self._post_other(message, line))
+            return
+        if request.method == "initialize":
+            self._initialize = (request.id, message)
+            self._version = None
+        task = self._spawn(self._post_request(request.id, message, line))
+        if self._is_modern(message):
+            self._in_flight[_key(request.id)] = task
+            task.add_done_callback(lambda _: self._in_flight.pop(_key(request.id), None))
+
+    def close_stdin(self) -> None:
+        """Nothing to close before :meth:`stop` (a stdio server's EOF has no HTTP twin)."""
+
+    async def wait(self, timeout: float | None = None) -> int | None:
+        try:
+            await asyncio.wait_for(self._stopped.wait(), timeout)
+        except asyncio.TimeoutError:
+            return None
+        return 0
+
+    async def stop(self) -> int:
+        """End the session (DELETE), drop the streams, and end :meth:`readline`."""
+        if self._stopped.is_set():
+            return 0
+        self._stopped.set()
+        for task in list(self._tasks):
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        if self._client is not None:
+            if self._session_id is not None:
+                try:
+                    response = await self._client.delete(
+                        self.url, headers=self._base_headers(), timeout=CONNECT_TIMEOUT
+                    )
+                    log.info("%s: session ended (HTTP %d)", self.name, response.status_code)
+                except Exception as exc:  # the server may already be gone
+                    log.info("%s: ending the session failed: %r", self.name, exc)
+            await self._client.aclose()
+        self._lines.put_nowait(None)
+        return 0
+
+    # -- posting ----------------------------------------------------------------------
+
+    def _spawn(self, coro: Coroutine[Any, Any, None]) -> asyncio.Task[None]:
+        task = asyncio.create_task(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        return task
+
+    def _base_headers(self) -> dict[str, str]:
+        headers = {
+            "Accept": "application/json, text/event-stream",
+            "Content-Type": "application/json",
+            **self._headers,
+        }
+        if self._session_id is not None:
+            headers["Mcp-Session-Id"] = self._session_id
+        if self._version is not None:
+            headers["MCP-Protocol-Version"] = self._version
+        return headers
+
+    def _headers_for(self, message: dict[str, Any]) -> dict[str, str]:
+        headers = self._base_headers()
+        params = message.get("params")
+        meta = params.get("_meta") if isinstance(params, dict) else None
+        if isinstance(meta, dict) and isinstance(meta.get(_META_VERSION), str):
+            # 2026-07-28: each request names its version, method and target itself.
+            headers["MCP-Protocol-Version"] = meta[_META_VERSION]
+            method = message.get("method")
+            if isinstance(method, str):
+                headers["Mcp-Method"] = method
+                target = params.get(_NAMED.get(method, "")) if isinstance(params, dict) else None
+                if isinstance(target, str):
+                    headers["Mcp-Name"] = _header_value(target)
+        elif message.get("method") == "initialize":
+            headers.pop("MCP-Protocol-Version", None)
+        return headers
+
+    @staticmethod
+    def _is_modern(message: dict[str, Any]) -> bool:
+        params = message.get("params")
+        meta = params.get("_meta") if isinstance(params, dict) else None
+        return isinstance(meta, dict) and _META_VERSION in meta
+
+    def _modern_cancel(self, message: dict[str, Any]) -> bool:
+        """In 2026-07-28 closing a request's stream cancels it; no notification is posted."""
+        if message.get("method") != "notifications/cancelled":
+            return False
+        params = message.get("params")
+        request_id = params.get("requestId") if isinstance(params, dict) else None
+        task = self._in_flight.pop(_key(request_id), None)
+        if task is None:
+            return False
+        task.cancel()
+        return True
+
+    async def _post_other(
+        self, message: dict[str, Any], line: bytes, open_stream: bool = False
+    ) -> None:
+        """A notification or an answer to a server request: 202 expected, nothing to relay."""
+        assert self._client is not None
+        try:
+            response = await self._client.post(
+                self.url, content=line, headers=self._headers_for(message)
+            )
+            await response.aclose()
+            if response.status_code >= 400:
+                log.warning(
+                    "%s refused %s: HTTP %d",
+                    self.name,
+                    message.get("method", "an answer"),
+                    response.status_code,
+                )
+        except Exception as exc:
+            log.warning(
+                "%s: sending %s failed: %r", self.name, message.get("method", "an answer"), exc
+            )
+            return
+        if open_stream and self._get_stream is None:
+            self._get_stream = self._spawn(self._listen())
+
+    async def _post_request(self, request_id: Any, message: dict[str, Any], line: bytes) -> None:
+        try:
+            try:
+                await self._exchange(request_id, message, line)
+            except _SessionLost:
+                await self._reinitialize()
+                await self._exchange(request_id, message, line)  # once: a second loss is an error
+        except asyncio.CancelledError:
+            raise
+        except _SessionLost:
+            self._fail(request_id, "lost the session again after starting a new one", 404)
+        except _RequestFailed as exc:
+            self._fail(request_id, str(exc), exc.status)
+        except Exception as exc:
+            self._fail(request_id, _describe(exc))
+
+    async def _exchange(self, request_id: Any, message: dict[str, Any], line: bytes) -> None:
+        """POST one request and relay what comes back, until its answer."""
+        assert self._client is not None
+        headers = self._headers_for(message)
+        had_session = "Mcp-Session-Id" in headers
+        async with self._client.stream("POST", self.url, content=line, headers=headers) as response:
+            status = response.status_code
+            if status == 404 and had_session:
+                await response.aread()
+                raise _SessionLost()
+            if status >= 400:
+                body = await response.aread()
+                if self._relay_error_body(request_id, body, response):
+                    return
+                raise _RequestFailed(_status_problem(status, self.url), status)
+            if 300 <= status < 400:
+                where = response.headers.get("location", "elsewhere")
+                raise _RequestFailed(f"redirects to {where}: give that URL to --url", status)
+            if message.get("method") == "initialize":
+                self._session_id = response.headers.get("mcp-session-id") or self._session_id
+            kind = response.headers.get("content-type", "").split(";")[0].strip().lower()
+            if kind == "application/json":
+                self._deliver(await response.aread())
+                return
+            if kind != "text/event-stream":
+                raise _RequestFailed(
+                    f"answered with HTTP {status} and content type {kind!r}", status
+                )
+            last_id, retry = await self._read_stream(response, request_id)
+        if last_id is _ANSWERED:
+            return
+        if last_id is None:
+            raise _RequestFailed(
+                "closed the stream before answering (and gave no event id to resume)"
+            )
+        await self._resume(request_id, last_id, retry)
+
+    def _relay_error_body(self, request_id: Any, body: bytes, response: httpx.Response) -> bool:
+        """An error status whose body is a JSON-RPC error: relay it under the request's id."""
+        if not response.headers.get("content-type", "").startswith("application/json"):
+            return False
+        message = parse_line(body)
+        if isinstance(message, dict) and isinstance(message.get("error"), dict):
+            self._lines.put_nowait(orjson.dumps({**message, "id": request_id}))
+            return True
+        return False
+
+    async def _read_stream(
+        self, response: httpx.Response, request_id: Any
+    ) -> tuple[Any, float | None]:
+        """Relay one SSE stream; ``(_ANSWERED, _)`` once ``request_id`` is answered, else
+        the last event id seen (``None``: none) and the server's retry delay."""
+        last_id: str | None = None
+        retry: float | None = None
+        try:
+            async for event in _sse_events(response.aiter_lines()):
+                last_id = event.id if event.id is not None else last_id
+                retry = event.retry if event.retry is not None else retry
+                if event.data.strip() and self._deliver(event.data.encode(), request_id):
+                    return _ANSWERED, retry
+        except Exception as exc:  # httpx.ReadError, RemoteProtocolError: the stream broke
+            if "Timeout" in type(exc).__name__:
+                raise  # no answer in time: an error for the client, not a resumption
+            log.info("%s: the stream broke: %r", self.name, exc)
+        return last_id, retry
+
+    async def _resume(self, request_id: Any, last_id: str, retry: float | None) -> None:
+        """Resume a stream with GET + Last-Event-ID until ``request_id`` is answered."""
+        assert self._client is not None
+        for attempt in range(RESUME_ATTEMPTS):
+            await asyncio.sleep(retry if retry is not None else DEFAULT_RETRY)
+            headers = {**self._base_headers(), "Last-Event-ID": last_id}
+            headers["Accept"] = "text/event-stream"
+            try:
+                async with self._client.stream("GET", self.url, headers=headers) as response:
+                    if response.status_code >= 400:
+                        await response.aread()
+                        raise _RequestFailed(
+                            f"closed the stream before answering, and resuming it got "
+                            f"HTTP {response.status_code}",
+                            response.status_code,
+                        )
+                    seen, new_retry = await self._read_stream(response, request_id)
+            except _RequestFailed:
+                raise
+            except Exception as exc:
+                log.info("%s: resuming attempt %d failed: %r", self.name, attempt + 1, exc)
+                continue
+            if seen is _ANSWERED:
+                return
+            if seen is not None:
+                last_id = seen
+            retry = new_retry if new_retry is not None else retry
+        raise _RequestFailed(
+            f"closed the stream before answering; {RESUME_ATTEMPTS} resumptions failed"
+        )
+
+    async def _listen(self) -> None:
+        """The GET stream of server-initiated messages, resumed while the session lasts."""
+        assert self._client is not None
+        last_id: str | None = None
+        retry: float | None = None
+        failures = 0
+        while not self._stopped.is_set() and failures < RESUME_ATTEMPTS:
+            headers = {**self._base_headers(), "Accept": "text/event-stream"}
+            if last_id is not None:
+                headers["Last-Event-ID"] = last_id
+            try:
+                async with self._client.stream(
+                    "GET", self.url, headers=headers, timeout=_no_read_timeout(self._timeout)
+                ) as response:
+                    if response.status_code == 405:
+                        log.info("%s offers no GET stream", self.name)
+                        return
+                    if response.status_code >= 400:
+                        await response.aread()
+                        log.info("%s: GET stream refused: HTTP %d", self.name, response.status_code)
+                        failures += 1
+                    else:
+                        failures = 0
+                        seen, new_retry = await self._read_stream(response, None)
+                        last_id = seen if isinstance(seen, str) else last_id
+                        retry = new_retry if new_retry is not None else retry
+            except Exception as exc:
+                log.info("%s: GET stream failed: %r", self.name, exc)
+                failures += 1
+            await asyncio.sleep(retry if retry is not None else DEFAULT_RETRY)
+
+    async def _reinitialize(self) -> None:
+        """Start a new session with the client's own initialize (the spec's answer to a 404)."""
+        async with self._reinitializing:
+            if self._initialize is None:
+                raise _RequestFailed(
+                    "lost its session (HTTP 404), and no initialize to replay", 404
+                )
+            stale = self._session_id
+            if stale is None:
+                return  # another request already started the new session
+            log.warning("%s lost the session %s (HTTP 404): starting a new one", self.name, stale)
+            self._session_id = None
+            self._version = None
+            init_id, init = self._initialize
+            replay = {**init, "id": f"gcxwire-reinit-{init_id}"}
+            assert self._client is not None
+            response = await self._client.post(
+                self.url, content=orjson.dumps(replay), headers=self._headers_for(replay)
+            )
+            if response.status_code >= 400:
+                raise _RequestFailed(
+                    f"lost its session and refused a new one: HTTP {response.status_code}",
+                    response.status_code,
+                )
+            self._session_id = response.headers.get("mcp-session-id")
+            answer = _answer_in(response.content, replay["id"])
+            result = answer.get("result") if isinstance(answer, dict) else None
+            if not isinstance(result, dict):
+                raise _RequestFailed(f"lost its session and refused a new one: {answer!r:.200}")
+            if isinstance(result.get("protocolVersion"), str):
+                self._version = result["protocolVersion"]
+            if self._initialized is not None:
+                note = await self._client.post(
+                    self.url, content=self._initialized, headers=self._base_headers()
+                )
+                await note.aclose()
+                if self._get_stream is not None and self._get_stream.done():
+                    self._get_stream = self._spawn(self._listen())
+
+    # -- delivering ---------------------------------------------------------------------
+
+    def _deliver(self, data: bytes, request_id: Any = None) -> bool:
+        """Queue one message for the client; whether it answers ``request_id``."""
+        line = _one_line(data)
+        message = parse_line(line)
+        is_response, answered = response_id(message)
+        if is_response and self._initialize is not None and answered == self._initialize[0]:
+            result = message.get("result")
+            if isinstance(result, dict) and isinstance(result.get("protocolVersion"), str):
+                self._version = result["protocolVersion"]
+        self._lines.put_nowait(line)
+        return is_response and request_id is not None and _key(answered) == _key(request_id)
+
+    def _fail(self, request_id: Any, problem: str, status: int | None = None) -> None:
+        if self._stopped.is_set():
+            return
+        log.error("%s: %s", self.name, problem)
+        self._lines.put_nowait(
+            error_response(
+                request_id,
+                HTTP_FAILED,
+                f"MCP server {self.name!r} {problem}",
+                {"server": self.name, "url": self.url, "status": status},
+            )
+        )
+
+
+_ANSWERED = object()
+
+
+def _key(request_id: Any) -> tuple[str, Any]:
+    return (type(request_id).__name__, request_id)
+
+
+def _header_value(value: str) -> str:
+    """A header-safe value, base64-wrapped as the 2026-07-28 transport does when needed."""
+    import base64
+
+    if (
+        value.isascii()
+        and value.isprintable()
+        and value == value.strip()
+        and not value.startswith("=?")
+    ):
+        return value
+    return f"=?base64?{base64.b64encode(value.encode()).decode('ascii')}?="
+
+
+def _no_read_timeout(timeout: float) -> Any:
+    httpx = require_httpx()
+    return httpx.Timeout(timeout, connect=CONNECT_TIMEOUT, read=None)
+
+
+def _status_problem(status: int, url: str) -> str:
+    if status == 401:
+        return f"refused the request: HTTP 401 Unauthorized; {_AUTH_HELP}"
+    if status == 403:
+        return f"refused the request: HTTP 403 Forbidden; {_AUTH_HELP}"
+    if status == 404:
+        return f"answered HTTP 404 Not Found: is {url} the server's MCP endpoint?"
+    return f"answered HTTP {status}"
+
+
+def _describe(exc: Exception) -> str:
+    name = type(exc).__name__
+    if "Timeout" in name:
+        return f"did not answer in time ({name})"
+    if "Connect" in name:
+        return f"cannot be reached: {exc or name}"
+    return f"failed: {exc!r}"
+
+
+def _answer_in(body: bytes, request_id: Any) -> Any:
+    """The answer to ``request_id`` in a JSON body or a buffered SSE body."""
+    message = parse_line(_one_line(body))
+    if isinstance(message, dict):
+        return message
+    for block in body.decode(errors="replace").split("\n\n"):
+        data = "\n".join(
+            line[5:].lstrip() for line in block.splitlines() if line.startswith("data:")
+        )
+        candidate = parse_line(data.encode()) if data else None
+        if isinstance(candidate, dict) and candidate.get("id") == request_id:
+            return candidate
+    return None
