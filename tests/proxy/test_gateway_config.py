@@ -85,7 +85,7 @@ def test_vscode_servers_object(tmp_path: Path) -> None:
         ),
         ({"mcpServers": {"a": {"command": "x", "env": {"K": 1}}}}, "mcpServers.a.env.K"),
         ({"mcpServers": {"a": {"command": "x", "restart": "yes"}}}, "mcpServers.a.restart"),
-        ({"mcpServers": {"a": {"url": "http://x"}}}, "only stdio servers"),
+        ({"mcpServers": {"a": {"type": "sse", "url": "http://x"}}}, "mcpServers.a.type"),
         ({"mcpServers": {"a": {"command": "x", "colour": 1}}}, "unknown key(s) colour"),
         ({"mcpServers": {"a": {"command": "${NOPE}"}}}, "${NOPE} is not set"),
         (
