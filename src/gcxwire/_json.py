@@ -70,7 +70,7 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not valid JSON")
 
 
-def loads_exact(text: str | bytes) -> Any:
+def loads_exact(text: str | bytes, /) -> Any:
     """Parse JSON keeping every number's literal text as a :class:`RawNumber`."""
     try:
         return json.loads(

@@ -15,7 +15,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, TextIO
 
-from . import scorecard, select
+from . import _auto, scorecard
 from ._version import __version__
 from .errors import DecodeError, GcxwireError
 
@@ -34,7 +34,7 @@ examples:
 """
 
 # The formats `check` round-trips: every one gcxwire can write.
-CHECKED: tuple[select.Format, ...] = ("json", "gcx", "dcp", "auto")
+CHECKED: tuple[_auto.Format, ...] = ("json", "gcx", "dcp", "auto")
 STATS_FORMATS = ("json", "gcx", "dcp", "toon", "auto")
 
 
@@ -72,14 +72,14 @@ def _dump(value: Any, indent: int | None = None) -> str:
 
 def _cmd_encode(args: argparse.Namespace, out: TextIO) -> int:
     value = _load_json(_read(args.file), args.file)
-    out.write(select.encode(value, tool=_tool_name(args, args.file), format=args.format) + "\n")
+    out.write(_auto.encode(value, tool=_tool_name(args, args.file), format=args.format) + "\n")
     return 0
 
 
 def _cmd_decode(args: argparse.Namespace, out: TextIO) -> int:
     text = _read(args.file)
     # `encode` ends its output with one newline, as every line tool does; drop it.
-    value = select.decode(text[:-1] if text.endswith("\n") else text)
+    value = _auto.decode(text[:-1] if text.endswith("\n") else text)
     out.write(_dump(value, args.indent) + "\n")
     return 0
 
@@ -97,16 +97,16 @@ def _cmd_check(args: argparse.Namespace, out: TextIO) -> int:
         notes = []
         for fmt in CHECKED:
             try:
-                text = select.encode(value, tool=tool, format=fmt)
+                text = _auto.encode(value, tool=tool, format=fmt)
             except GcxwireError as exc:  # the format cannot carry this value: not a mismatch
                 notes.append(f"{fmt} cannot encode ({exc})")
                 continue
             try:
-                where = select.first_difference(select.decode(text), value)
+                where = _auto.first_difference(_auto.decode(text), value)
             except DecodeError as exc:
                 where = f"$ (its own output does not decode: {exc})"
             if where is None:
-                notes.append(f"{fmt} ok" + (f" ({select.detect(text)})" if fmt == "auto" else ""))
+                notes.append(f"{fmt} ok" + (f" ({_auto.detect(text)})" if fmt == "auto" else ""))
             else:
                 failed = True
                 notes.append(f"{fmt} MISMATCH at {where}")
@@ -169,7 +169,7 @@ def _parser() -> argparse.ArgumentParser:
         "encode a JSON document as GCX1, DCP, or whichever is cheapest",
         "gcxwire encode --format auto --tool list_issues issues.json",
     )
-    encode.add_argument("--format", choices=select.FORMATS, default="auto", help="default: auto")
+    encode.add_argument("--format", choices=_auto.FORMATS, default="auto", help="default: auto")
     encode.add_argument("--tool", help="tool name for the header (default: the file's name)")
     encode.add_argument("file", nargs="?", default="-", metavar="FILE", help=file_help)
     encode.set_defaults(run=_cmd_encode)

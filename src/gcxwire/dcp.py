@@ -39,6 +39,7 @@ __all__ = [
 
 def encode(
     records: Any,
+    /,
     schema: DcpSchema | None = None,
     *,
     dialect: Dialect = "gateway",
@@ -85,6 +86,7 @@ def _require_exact(value: Any, text: str, schema: DcpSchema | None, text_key: st
 
 def decode(
     text: str,
+    /,
     *,
     schema: DcpSchema | SchemaRegistry | None = None,
     dialect: Dialect | None = None,
@@ -116,6 +118,6 @@ def decode(
     )
 
 
-def same_value(a: Any, b: Any) -> bool:
+def same_value(a: Any, b: Any, /) -> bool:
     """Strict JSON equality: same types (``1`` is not ``1.0`` or ``True``), same key order."""
     return difference(a, b) is None

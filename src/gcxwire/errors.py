@@ -1,4 +1,8 @@
-"""The exception hierarchy, shared by both twins of the speedups and every codec."""
+"""Every exception gcxwire raises on purpose, in one place.
+
+Shared by both twins of the speedups, every codec, the token counter and the proxy's
+configuration loaders. Messages start with a capital letter and end without a period.
+"""
 
 from __future__ import annotations
 
@@ -9,6 +13,10 @@ __all__ = [
     "EncodeValueError",
     "DecodeError",
     "UnsupportedVersionError",
+    "TokenizerUnavailableError",
+    "ConfigError",
+    "GatewayConfigError",
+    "PresetError",
 ]
 
 
@@ -75,4 +83,20 @@ class DecodeError(GcxwireError, ValueError):
 
 
 class UnsupportedVersionError(DecodeError):
-    """The payload is a GCX version other than GCX1 (re-issue the call as JSON)."""
+    """The payload is a GCX version other than GCX1."""
+
+
+class TokenizerUnavailableError(GcxwireError, RuntimeError):
+    """No verified copy of the encoding's ranks can be loaded offline."""
+
+
+class ConfigError(GcxwireError, ValueError):
+    """A proxy configuration file or option cannot be used; the message names the file and key."""
+
+
+class GatewayConfigError(ConfigError):
+    """A ``--servers`` file is unreadable or describes a server the gateway cannot start."""
+
+
+class PresetError(ConfigError):
+    """A field-filter or DCP schema file given to the proxy is unreadable or malformed."""

@@ -33,7 +33,6 @@ __all__ = [
     "reference_json",
     "loads_exact",
     "RawNumber",
-    "Limits",
 ]
 
 Profile = Literal["typed", "reference"]
@@ -139,7 +138,7 @@ class Encoder:
         self._fields = tuple(fields)
         return _header_line(_tool_text(tool), self._fields, ())
 
-    def row(self, record: dict[str, Any]) -> str:
+    def row(self, record: dict[str, Any], /) -> str:
         """One streamed row line for the current header (keys it lacks are written absent)."""
         if not self._fields:
             raise EncodeValueError("Call header() before row()")
@@ -175,7 +174,7 @@ class Decoder:
         """Decode a whole payload, as :func:`decode` does."""
         return decode(text, typed=self.typed, limits=self.limits)
 
-    def feed(self, chunk: str | bytes) -> list[tuple[Header, dict[str, Any]]]:
+    def feed(self, chunk: str | bytes, /) -> list[tuple[Header, dict[str, Any]]]:
         """Take the next chunk; return the rows it completed."""
         if isinstance(chunk, str):
             text = chunk

@@ -26,7 +26,7 @@ from importlib.abc import Traversable
 from pathlib import Path
 from typing import Any, TextIO
 
-from . import gcx, select, tokens
+from . import _auto, gcx, tokens
 from ._version import __version__
 from .errors import GcxwireError
 
@@ -240,9 +240,9 @@ def _judge(decode: Callable[[str], Any], text: str, value: Any) -> tuple[str, st
         got = decode(text)
     except Exception as exc:  # shown as "!" in the tables, with the message in the JSON
         return "undecodable", f"{type(exc).__name__}: {exc}"
-    if select.first_difference(got, value) is None:
+    if _auto.first_difference(got, value) is None:
         return "exact", None
-    if select.first_difference(_canonical(got), _canonical(value)) is None:
+    if _auto.first_difference(_canonical(got), _canonical(value)) is None:
         return "order", None
     return "lost", None
 
@@ -262,12 +262,12 @@ def _toon_decode(text: str) -> Any:
 # How each column's text is read back: decoded for the round trip, and parsed
 # (structure only, for GCX1 the reference harness's own check) for "parses".
 _DECODERS: dict[str, Callable[[str], Any] | None] = {
-    "json": select.decode,
-    "gcx-ref": select.decode,
-    "gcx": select.decode,
-    "dcp": select.decode,
+    "json": _auto.decode,
+    "gcx-ref": _auto.decode,
+    "gcx": _auto.decode,
+    "dcp": _auto.decode,
     "toon": _toon_decode,
-    "auto": select.decode,
+    "auto": _auto.decode,
     "tsv": None,
 }
 _PARSERS: dict[str, Callable[[str], Any]] = {"gcx-ref": gcx.parse, "gcx": gcx.parse}
@@ -297,15 +297,15 @@ def measure_case(case: Case, formats: Iterable[str]) -> CaseResult:
         "json": lambda: (
             gcx.reference_json(gcx.loads_exact(case.text))
             if case.baseline == "go"
-            else select.compact_json(value)
+            else _auto.compact_json(value)
         ),
         "gcx-ref": lambda: gcx.encode(
             gcx.loads_exact(case.text), tool=case.tool, profile="reference"
         ),
         "gcx": lambda: gcx.encode(value, tool=case.tool),
-        "dcp": lambda: select.encode(value, tool=case.tool, format="dcp"),
+        "dcp": lambda: _auto.encode(value, tool=case.tool, format="dcp"),
         "toon": lambda: _toon().encode(value, delimiter="\t"),
-        "auto": lambda: select.encode(value, tool=case.tool, format="auto"),
+        "auto": lambda: _auto.encode(value, tool=case.tool, format="auto"),
         "tsv": lambda: _plain_tsv(value),
     }
     measures: dict[str, Measure] = {}

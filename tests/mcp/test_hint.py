@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 import gcxwire
-from gcxwire import _gcx_model, dcp, select
+from gcxwire import _auto, _gcx_model, dcp
 from gcxwire.mcp import HINT_OPENING, MARKERS, hint_markers, is_hint, reading_hint
 
 ROWS = [{"id": i, "name": f"user{i}", "owner": {"login": "a", "id": i}} for i in range(4)]
@@ -96,7 +96,7 @@ def test_no_hint_reads_as_a_payload(fmt: str) -> None:
     # Nothing in it starts like a GCX1 header or a DCP line, so a client joining
     # all text blocks gets prose first, never a half-valid payload.
     assert not any(line.startswith(("GCX", "[", "{")) for line in hint.splitlines())
-    assert select.detect(hint) == "json"
+    assert _auto.detect(hint) == "json"
     with pytest.raises(gcxwire.DecodeError):
         gcxwire.decode(hint + "\n" + CASES[0][0])
     assert is_hint(hint)

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from mcp import Client, StdioServerParameters
 
-from gcxwire import select
+from gcxwire import _auto
 from gcxwire.mcp import FORMAT_ARG, read_result, reading_hint
 
 from ..proxy.helpers import proxy_argv
@@ -46,15 +46,15 @@ def test_python_client_over_stdio(framework: str, mode: str) -> None:
                 result = await client.call_tool(name, arguments)
                 [text] = texts(result)
                 assert result.structured_content is None
-                assert encoding(result) == select.detect(text)
-                assert select.first_difference(read_result(result), meant) is None
+                assert encoding(result) == _auto.detect(text)
+                assert _auto.first_difference(read_result(result), meant) is None
                 plain = await client.call_tool(f"{name}_plain", arguments)
                 assert result_tokens(result) < result_tokens(plain)
             arguments, meant = data.CALLS["search"]
             for fmt in ("gcx", "dcp", "json"):
                 result = await client.call_tool("search", {**arguments, FORMAT_ARG: fmt})
                 assert encoding(result) == fmt
-                assert select.first_difference(read_result(result), meant) is None
+                assert _auto.first_difference(read_result(result), meant) is None
             received = await client.call_tool("received", {"a": 1, FORMAT_ARG: "gcx"})
             assert read_result(received) == data.received(1, "x")
             boom = await client.call_tool("boom", {})
@@ -110,13 +110,13 @@ def test_typescript_client_over_stdio(framework: str) -> None:
         encoded, plain = results[2 * i], results[2 * i + 1]
         assert "outputSchema" not in tools[name] and "outputSchema" in tools[f"{name}_plain"]
         assert len(encoded["content"]) == 1 and "structuredContent" not in encoded
-        assert encoded["_meta"]["gcxwire/encoding"] == select.detect(encoded["content"][0]["text"])
-        assert select.first_difference(read_result(encoded), meant) is None
+        assert encoded["_meta"]["gcxwire/encoding"] == _auto.detect(encoded["content"][0]["text"])
+        assert _auto.first_difference(read_result(encoded), meant) is None
         assert "structuredContent" in plain
     base = 2 * len(data.CALLS)
     for fmt, result in zip(formats, results[base : base + 3]):
         assert result["_meta"]["gcxwire/encoding"] == fmt
-        assert select.first_difference(read_result(result), data.CALLS["users"][1]) is None
+        assert _auto.first_difference(read_result(result), data.CALLS["users"][1]) is None
     received, boom, status, greet = results[base + 3 :]
     assert read_result(received) == data.received(3, "z")
     assert boom["isError"] is True
@@ -135,10 +135,10 @@ def test_through_the_gcxwire_proxy(hint: str) -> None:
         async with Client(StdioServerParameters(command=command, args=args)) as client:
             for name, (arguments, meant) in data.CALLS.items():
                 encoded = await client.call_tool(name, arguments)
-                assert encoding(encoded) == select.detect(texts(encoded)[-1])
+                assert encoding(encoded) == _auto.detect(texts(encoded)[-1])
                 plain = await client.call_tool(f"{name}_plain", arguments)
                 for result in (encoded, plain):
-                    assert select.first_difference(read_result(result), meant) is None, name
+                    assert _auto.first_difference(read_result(result), meant) is None, name
             boom = await client.call_tool("boom", {})
             assert boom.is_error
 

@@ -13,7 +13,7 @@ import orjson
 from mcp import StdioServerParameters
 from mcp.types import CallToolResult, TextContent
 
-from gcxwire import select
+import gcxwire
 
 SERVERS = Path(__file__).parent / "servers"
 TABLE_SERVER = [sys.executable, str(SERVERS / "table_server.py")]
@@ -41,8 +41,8 @@ def carried_value(result: CallToolResult) -> Any:
     """
     texts = [block.text for block in result.content if isinstance(block, TextContent)]
     assert len(texts) == len(result.content), "only text blocks expected"
-    if len(texts) <= 2 and select.detect(texts[-1]) != "json":
-        return select.decode(texts[-1])
+    if len(texts) <= 2 and gcxwire._auto.detect(texts[-1]) != "json":
+        return gcxwire.decode(texts[-1])
     values = [orjson.loads(text) for text in texts]
     return values[0] if len(values) == 1 else values
 

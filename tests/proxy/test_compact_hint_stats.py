@@ -9,7 +9,7 @@ from typing import Any
 import orjson
 import pytest
 
-from gcxwire import select, tokens
+from gcxwire import _auto, tokens
 from gcxwire.mcp import HINT_OPENING, MARKERS, is_hint, reading_hint
 from gcxwire.proxy.cli import build_interceptor
 from gcxwire.proxy.interceptor import ResponseInterceptor, instructions_hint, numbers_kept
@@ -89,7 +89,7 @@ def test_number_literals_written_as_the_codecs_write_them_are_rewritten(literal:
 def test_a_list_of_scalars_is_compacted_and_reads_back() -> None:
     value = list(range(40))
     new = interceptor().rewrite_tool_result("t", pretty(value))
-    assert select.decode(texts_of(new)[-1]) == value
+    assert _auto.decode(texts_of(new)[-1]) == value
 
 
 # -- the hint, once per session --------------------------------------------------------
@@ -175,7 +175,7 @@ def test_a_hint_block_does_not_begin_like_a_payload() -> None:
     ic = interceptor("--hint", "per-result", "--format", "gcx")
     hint, payload = call(ic, 1, rows(12))
     assert hint.startswith(HINT_OPENING) and not hint.startswith(("GCX", '["$S"', "{", "["))
-    assert select.detect(hint) == "json" and select.decode(payload) == rows(12)
+    assert _auto.detect(hint) == "json" and _auto.decode(payload) == rows(12)
 
 
 # -- honest numbers ----------------------------------------------------------------
@@ -225,5 +225,5 @@ def test_a_confirmed_schema_keeps_the_tool_id_when_a_nested_object_was_always_nu
         text = texts_of(ic.rewrite_tool_result("t", pretty(data)))[-1]
         ids.append(orjson.loads(text.splitlines()[0])[1])
         if i >= 2:  # the documented loss: an object whose members were all null reads absent
-            assert select.decode(text) == [{"id": r["id"], "name": r["name"]} for r in data]
+            assert _auto.decode(text) == [{"id": r["id"], "name": r["name"]} for r in data]
     assert ids == ["t:v1", "t:v1", "t:v2", "t:v2"]

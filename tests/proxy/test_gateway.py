@@ -16,7 +16,7 @@ from mcp import Client, StdioServerParameters
 from mcp.shared.exceptions import MCPError
 from mcp.types import ElicitResult
 
-from gcxwire import select
+import gcxwire
 from gcxwire.proxy.jsonrpc import UPSTREAM_EXITED
 
 from .helpers import TABLE_SERVER, carried_value
@@ -97,7 +97,7 @@ def test_each_server_has_its_own_schema_lifecycle(tmp_path: Path) -> None:
                     # 12 rows: enough that DCP, with its reading hint the first time, saves.
                     result = await client.call_tool(f"{alias}__rows", {"n": 12})
                     text = result.content[-1].text  # type: ignore[union-attr]
-                    assert select.decode(text) == rows_for(12)
+                    assert gcxwire.decode(text) == rows_for(12)
                 versions[alias] = schema_version(text)
             # A shared cache would leave both at the same version.
             assert versions["srvA"] > versions["srvB"] == 1

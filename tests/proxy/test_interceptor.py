@@ -9,7 +9,7 @@ from typing import Any
 import orjson
 import pytest
 
-from gcxwire import select
+import gcxwire
 from gcxwire.mcp import is_hint
 from gcxwire.proxy.cli import build_interceptor
 from gcxwire.proxy.interceptor import ResponseInterceptor
@@ -55,7 +55,7 @@ def test_first_call_is_valid_dcp_with_a_provisional_v1() -> None:
     ic = interceptor("--format", "dcp")
     text = encoded(ic.rewrite_tool_result("list_users", text_result(rows(4))))
     assert header_id(text) == "list_users:v1"
-    assert select.decode(text) == rows(4)
+    assert gcxwire.decode(text) == rows(4)
     assert ic.stats.tool("list_users").schema_status == "provisional"
 
 
@@ -70,12 +70,12 @@ def test_upgrades_to_confirmed_v2_after_n_rows() -> None:
 def test_batch_promotion_drops_always_null_fields() -> None:
     ic = interceptor("--format", "dcp", "--confirm-after", "10")
     first = encoded(ic.rewrite_tool_result("t", text_result(rows(12))))
-    assert select.decode(first) == rows(12)  # v1 still carries "gone"
+    assert gcxwire.decode(first) == rows(12)  # v1 still carries "gone"
     second = encoded(ic.rewrite_tool_result("t", text_result(rows(12, 12))))
     assert header_id(second) == "t:v2"
     assert "gone" not in second.splitlines()[0]
     # The named loss of a confirmed schema: a field null in every sampled row is left out.
-    assert select.decode(second) == [
+    assert gcxwire.decode(second) == [
         {k: v for k, v in row.items() if k != "gone"} for row in rows(12, 12)
     ]
 
@@ -87,11 +87,11 @@ def test_drift_mid_stream_stays_valid() -> None:
     drifted = rows(3, email="a@b.c")
     text = encoded(ic.rewrite_tool_result("t", text_result(drifted)))
     assert header_id(text) == "t:v3"
-    assert select.decode(text) == drifted  # nothing lost: "gone" is back with the new field
+    assert gcxwire.decode(text) == drifted  # nothing lost: "gone" is back with the new field
     typed = [{**row, "score": str(row["score"])} for row in drifted]
     text = encoded(ic.rewrite_tool_result("t", text_result(typed)))
     assert header_id(text) == "t:v4"
-    assert select.decode(text) == typed
+    assert gcxwire.decode(text) == typed
 
 
 def test_wrapper_unwrap_is_preserved_through_the_lifecycle() -> None:
@@ -102,12 +102,12 @@ def test_wrapper_unwrap_is_preserved_through_the_lifecycle() -> None:
 
     first = encoded(ic.rewrite_tool_result("search", text_result(wrapper(0))))
     assert first.splitlines()[0].startswith('{"total_count":4939')
-    assert select.decode(first) == wrapper(0)
+    assert gcxwire.decode(first) == wrapper(0)
     second = encoded(ic.rewrite_tool_result("search", text_result(wrapper(6))))
     assert header_id(second) == "search:v2"
     expected = wrapper(6)
     expected["items"] = [{k: v for k, v in r.items() if k != "gone"} for r in expected["items"]]
-    assert select.decode(second) == expected
+    assert gcxwire.decode(second) == expected
 
 
 def test_schemas_are_per_interceptor() -> None:
@@ -156,7 +156,7 @@ def test_results_that_pass_through_unchanged(result: dict[str, Any]) -> None:
 def test_integers_beyond_64_bits_keep_every_digit() -> None:
     big = [{"id": 2**70 + i, "name": f"n{i}"} for i in range(10)]
     text = encoded(interceptor().rewrite_tool_result("t", text_result(big)))
-    assert select.decode(text) == big
+    assert gcxwire.decode(text) == big
 
 
 def test_structured_drop_removes_structured_content_only_when_rewritten() -> None:
@@ -190,7 +190,7 @@ def test_one_text_block_per_row_becomes_one_table() -> None:
     data = rows(6)
     blocks = [{"type": "text", "text": json.dumps(row, indent=2)} for row in data]
     new = interceptor().rewrite_tool_result("t", {"content": blocks})
-    assert select.decode(encoded(new)) == data
+    assert gcxwire.decode(encoded(new)) == data
 
 
 def test_never_more_tokens_than_the_original() -> None:
@@ -207,7 +207,7 @@ def test_field_filters_apply_before_encoding(tmp_path: Any) -> None:
     (tmp_path / "server.filter.json").write_text(json.dumps({"t": {"ignore": ["score", "gone"]}}))
     ic = interceptor("--presets", str(tmp_path))
     text = encoded(ic.rewrite_tool_result("t", text_result(rows(10))))
-    assert select.decode(text) == [{"id": r["id"], "login": r["login"]} for r in rows(10)]
+    assert gcxwire.decode(text) == [{"id": r["id"], "login": r["login"]} for r in rows(10)]
 
 
 def test_preset_schema_is_used_from_the_first_call(tmp_path: Any) -> None:
@@ -274,20 +274,20 @@ def test_several_tables_in_one_object_read_back() -> None:
         ],
     }
     text = encoded(interceptor().rewrite_tool_result("read_graph", text_result(graph)))
-    assert select.decode(text) == graph
+    assert gcxwire.decode(text) == graph
 
 
 def test_a_large_single_object_reads_back() -> None:
     record = {f"field_{i}": f"value number {i}" for i in range(12)}
     new = interceptor().rewrite_tool_result("get", text_result(record))
     if new is not None:  # rewritten only when cheaper; then it must read back exactly
-        assert select.decode(encoded(new)) == record
+        assert gcxwire.decode(encoded(new)) == record
 
 
 def test_forced_gcx_reads_back_even_for_sparse_rows() -> None:
     sparse = [{"id": i, **({"note": f"n{i}"} if i % 2 else {})} for i in range(12)]
     text = encoded(interceptor("--format", "gcx").rewrite_tool_result("t", text_result(sparse)))
-    assert text.startswith("GCX1 ") and select.decode(text) == sparse
+    assert text.startswith("GCX1 ") and gcxwire.decode(text) == sparse
 
 
 def test_forced_dcp_compacts_what_dcp_cannot_carry() -> None:
@@ -297,9 +297,9 @@ def test_forced_dcp_compacts_what_dcp_cannot_carry() -> None:
     sparse = [{"id": i, **({"note": f"n{i}"} if i % 2 else {})} for i in range(12)]
     # The gateway dialect writes an absent key as null: not exact, so not used.
     new = interceptor("--format", "dcp").rewrite_tool_result("t", text_result(sparse))
-    assert new is None or select.decode(encoded(new)) == sparse
+    assert new is None or gcxwire.decode(encoded(new)) == sparse
 
 
 def test_max_fields_without_presets_caps_every_tool() -> None:
     text = encoded(interceptor("--max-fields", "2").rewrite_tool_result("t", text_result(rows(10))))
-    assert select.decode(text) == [{"id": r["id"], "login": r["login"]} for r in rows(10)]
+    assert gcxwire.decode(text) == [{"id": r["id"], "login": r["login"]} for r in rows(10)]

@@ -13,7 +13,8 @@ from typing import Any
 
 import pytest
 
-from gcxwire import select, tokens
+import gcxwire
+from gcxwire import tokens
 from gcxwire.proxy.cli import build_interceptor
 from gcxwire.proxy.options import parse_options
 from gcxwire.proxy.stats import ProxyStats
@@ -42,7 +43,7 @@ def test_recorded_result_reads_back_and_never_grows(
     if new is None:
         return
     texts = [block["text"] for block in result["content"]]
-    assert select.decode(new["content"][-1]["text"]) == parse_text_blocks(texts, json.loads)
+    assert gcxwire.decode(new["content"][-1]["text"]) == parse_text_blocks(texts, json.loads)
     after = sum(tokens.count(block["text"]) for block in new["content"])
     assert after < sum(tokens.count(text) for text in texts)
     assert ("structuredContent" in new) == (structured == "keep" and "structuredContent" in result)

@@ -12,7 +12,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from gcxwire import select
+import gcxwire
 from gcxwire.proxy.jsonrpc import UPSTREAM_EXITED
 
 from .helpers import LINE_SERVER, RawProxy
@@ -204,7 +204,7 @@ def test_a_tabular_tool_result_is_rewritten_and_reads_back() -> None:
             assert answer["id"] == "x"
             blocks = answer["result"]["content"]
             assert len(blocks) == 2  # the hint, then the encoding
-            assert select.decode(blocks[1]["text"]) == rows
+            assert gcxwire.decode(blocks[1]["text"]) == rows
             assert len(blocks[1]["text"]) < len(text)
 
     run(scenario())
@@ -304,7 +304,7 @@ def test_a_large_table_is_rewritten_off_the_event_loop_and_in_order() -> None:
             await proxy.send(req(2, "echo", {"after": "the table"}))
             first, second = await proxy.recv(), await proxy.recv()
             assert first["id"] == 1 and second["id"] == 2
-            assert select.decode(first["result"]["content"][-1]["text"]) == rows
+            assert gcxwire.decode(first["result"]["content"][-1]["text"]) == rows
 
     run(scenario())
 

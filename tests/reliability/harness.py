@@ -16,7 +16,7 @@ from typing import Any
 import orjson
 
 import gcxwire
-from gcxwire.select import detect, first_difference
+from gcxwire._auto import detect, first_difference
 from tests.reliability.servers.load_server import table
 
 SERVER = Path(__file__).parent / "servers" / "load_server.py"

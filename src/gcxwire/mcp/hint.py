@@ -14,7 +14,7 @@ from typing import Final
 
 import orjson
 
-from .. import select
+from .. import _auto
 from .._gcx_decode import _parse_header
 from ..errors import DecodeError
 
@@ -104,13 +104,13 @@ def hint_markers(format_or_text: str, /) -> tuple[str, ...]:
     if of_format is not None:
         return of_format
     text = format_or_text
-    found = set(_gcx_markers(text) if select.detect(text) == "gcx" else ())
-    if not found and select.detect(text) == "dcp":
+    found = set(_gcx_markers(text) if _auto.detect(text) == "gcx" else ())
+    if not found and _auto.detect(text) == "dcp":
         found.update(_dcp_markers(text))
     return tuple(m for m in MARKERS if m in found)
 
 
-def is_hint(text: str) -> bool:
+def is_hint(text: str, /) -> bool:
     """Is this text block a reading hint (this module's, or the proxy's first one-liners)?"""
     return text.startswith(HINT_OPENING) or text.startswith(_OLD_OPENINGS)
 

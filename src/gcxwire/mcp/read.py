@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Final
 
-from .. import select
+from .. import _auto
 from .hint import is_hint
 
 __all__ = ["read_result"]
@@ -66,13 +66,13 @@ def _member(obj: Any, attribute: str, key: str) -> Any:
 
 def _data(text: str) -> Any:
     try:
-        return select.decode(text)
+        return _auto.decode(text)
     except ValueError:  # DecodeError, or anything else that is not a payload
         return _NOT_DATA
 
 
 def _json(text: str) -> Any:
     # A block among several is one row: JSON only (a GCX1 or DCP payload is one block).
-    if select.detect(text) != "json":
+    if _auto.detect(text) != "json":
         return _NOT_DATA
     return _data(text)

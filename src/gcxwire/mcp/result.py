@@ -13,7 +13,7 @@ import dataclasses
 from collections.abc import Mapping
 from typing import Any, Final, Literal, cast, get_args
 
-from .. import select
+from .. import _auto
 from ..errors import DecodeError, EncodeError, EncodeValueError
 from .hint import reading_hint
 
@@ -99,7 +99,7 @@ def encode_result(
 
 
 def _encode(data: Any, tool: str, format: Format, hint: bool) -> dict[str, Any]:
-    text = select.encode(data, tool=tool, format=format)
+    text = _auto.encode(data, tool=tool, format=format)
     if format in ("gcx", "dcp") and not _reads_back(text, data):
         # "auto" keeps only exact encodings; an asked-for one must be exact as well.
         raise EncodeValueError(f"{format} cannot carry this value exactly (read it as JSON)")
@@ -107,7 +107,7 @@ def _encode(data: Any, tool: str, format: Format, hint: bool) -> dict[str, Any]:
     explained = reading_hint(text) if hint else ""
     if explained:
         content.insert(0, {"type": "text", "text": explained})
-    return {"content": content, "_meta": {ENCODING_META: select.detect(text)}}
+    return {"content": content, "_meta": {ENCODING_META: _auto.detect(text)}}
 
 
 def tool_result(value: Any, *, tool: str, format: Format = "auto", hint: bool = False) -> Any:
@@ -135,7 +135,7 @@ def sdk_call_tool_result() -> Any:
 
 def _reads_back(text: str, data: Any) -> bool:
     try:
-        return select.first_difference(select.decode(text), data) is None
+        return _auto.first_difference(_auto.decode(text), data) is None
     except DecodeError:
         return False
 

@@ -1,6 +1,6 @@
 """The proxy's only door to the codecs: it never formats a table itself.
 
-``gcxwire.select`` picks among compact JSON, GCX1 and DCP; ``gcxwire.dcp`` (when
+``gcxwire.encode`` picks among compact JSON, GCX1 and DCP; ``gcxwire.dcp`` (when
 this build has it) encodes with the per-tool schemas of :mod:`.lifecycle`.
 """
 
@@ -15,8 +15,8 @@ from typing import Any
 
 import orjson
 
-from .. import select, tokens
-from ..select import Format
+from .. import _auto, tokens
+from .._auto import Format
 from .lifecycle import SchemaVersion
 from .tabular import Table
 
@@ -37,9 +37,9 @@ __all__ = [
 _LONG_DIGIT_RUN = re.compile(rb"\d{19}")
 
 count_tokens = tokens.count
-encode = select.encode
-decode = select.decode
-detect = select.detect
+encode = _auto.encode
+decode = _auto.decode
+detect = _auto.detect
 
 
 def loads(text: str) -> Any:
@@ -56,7 +56,7 @@ def _reject_constant(name: str) -> Any:
 
 def same_value(got: Any, want: Any) -> bool:
     """Equal as JSON values, types and key order included (``1`` is not ``1.0``)."""
-    return select.first_difference(got, want) is None
+    return _auto.first_difference(got, want) is None
 
 
 def optional_codec(name: str) -> ModuleType | None:

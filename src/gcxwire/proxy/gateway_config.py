@@ -24,6 +24,8 @@ from typing import Any
 
 import orjson
 
+from ..errors import GatewayConfigError
+
 __all__ = ["ALIAS", "GatewayConfigError", "ServerSpec", "expand_variables", "load_gateway_config"]
 
 # An alias becomes the tool-name prefix "alias__": the tool-name charset, no "__".
@@ -32,10 +34,6 @@ _VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 _ENTRY_KEYS = frozenset(
     {"alias", "command", "args", "env", "cwd", "restart", "type", "disabled", "description"}
 )
-
-
-class GatewayConfigError(ValueError):
-    """The configuration file is unreadable or malformed."""
 
 
 @dataclass(frozen=True)

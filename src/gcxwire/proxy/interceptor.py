@@ -12,7 +12,7 @@ A ``tools/call`` result is rewritten only when all of these hold:
 - its content is text only (no images, audio, resources, annotations) and the
   text is JSON whose number literals read back as written (:func:`numbers_kept`);
 - the cheapest exact form (GCX1 or DCP for a table, :mod:`.tabular`; compact JSON,
-  or ``gcxwire.select``'s pick, for any other value) plus any hint it still
+  or ``gcxwire.encode``'s pick, for any other value) plus any hint it still
   needs costs fewer tokens than the original text.
 
 Otherwise the original message goes out byte for byte. The rewritten result has
@@ -313,7 +313,7 @@ class ResponseInterceptor:
 
     def _cheapest(self, tool: str, value: Any) -> Encoding | None:
         """A table in the chosen format; any other JSON value (or a table no
-        format carries more cheaply) as compact JSON or select's pick."""
+        format carries more cheaply) as compact JSON or gcxwire.encode's pick."""
         table = find_table(value)
         chosen = None if table is None else self._encode(tool, table)
         if chosen is not None and (self.format == "auto" or chosen.format != "json"):
@@ -344,13 +344,13 @@ class ResponseInterceptor:
             return dcp or self._encode_select(tool, table.value, "dcp")
         if dcp is None:
             return self._encode_select(tool, table.value, "auto")
-        # The tool's own DCP carries its versioned schema id (tool:vN); select's
+        # The tool's own DCP carries its versioned schema id (tool:vN); _auto's
         # DCP would be the same format under a generic id, so it does not compete.
         others = [self._encode_select(tool, table.value, fmt) for fmt in ("gcx", "json")]
         return min([dcp, *(c for c in others if c is not None)], key=lambda c: c.tokens)
 
     def _encode_select(self, tool: str, value: Any, fmt: Format) -> Encoding | None:
-        """``gcxwire.select``'s encoding in ``fmt``, if it reads back exactly
+        """``gcxwire.encode``'s encoding in ``fmt``, if it reads back exactly
         (``auto`` checks that itself; compact JSON needs no check)."""
         try:
             text = codecs.encode(value, tool=tool, format=fmt)

@@ -24,15 +24,13 @@ from typing import Any
 
 import orjson
 
+from ..errors import PresetError
+
 __all__ = ["FieldFilter", "PresetError", "load_filters", "load_schema_defs"]
 
 log = logging.getLogger("gcxwire.proxy")
 
 Row = dict[str, Any]
-
-
-class PresetError(ValueError):
-    """A preset file is unreadable or malformed; the message names the file and key."""
 
 
 def _leaves(row: Row, prefix: str = "") -> Iterator[tuple[str, Any]]:

@@ -13,7 +13,7 @@ Shapes taken (everything else passes through):
   no list of objects. Smaller objects are not worth a header.
 
 DCP's per-tool schemas apply to ``rows`` and ``wrapper``; every shape can be
-written by ``gcxwire.select``, which keeps an encoding only if it reads back exactly.
+written by ``gcxwire.encode``, which keeps an encoding only if it reads back exactly.
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from gcxwire import select, tokens
+from gcxwire import _auto, tokens
 from gcxwire.errors import DecodeError, EncodeValueError
 
 json_scalars = (
@@ -39,8 +39,8 @@ SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[Heal
 @SETTINGS
 @given(json_values | records)
 def test_auto_is_never_worse_than_compact_json(value: Any) -> None:
-    baseline = select.compact_json(value)
-    chosen = select.encode(value, tool="t", format="auto")
+    baseline = _auto.compact_json(value)
+    chosen = _auto.encode(value, tool="t", format="auto")
     assert tokens.count(chosen) <= tokens.count(baseline)
     if tokens.count(chosen) == tokens.count(baseline):
         assert chosen == baseline  # a tie keeps plain JSON
@@ -49,8 +49,8 @@ def test_auto_is_never_worse_than_compact_json(value: Any) -> None:
 @SETTINGS
 @given(json_values | records)
 def test_auto_round_trips_exactly(value: Any) -> None:
-    text = select.encode(value, tool="search", format="auto")
-    assert select.first_difference(select.decode(text), value) is None
+    text = _auto.encode(value, tool="search", format="auto")
+    assert _auto.first_difference(_auto.decode(text), value) is None
 
 
 @pytest.fixture
@@ -69,9 +69,9 @@ def fake_gcx(monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
     def decode(text: str, limits: Any = None) -> Any:
         return script["decoded"]
 
-    monkeypatch.setitem(select._ENCODERS, "gcx", lambda value, tool: encode(value, tool=tool))
-    monkeypatch.setitem(select._DECODERS, "gcx", decode)
-    monkeypatch.delitem(select._ENCODERS, "dcp")
+    monkeypatch.setitem(_auto._ENCODERS, "gcx", lambda value, tool: encode(value, tool=tool))
+    monkeypatch.setitem(_auto._DECODERS, "gcx", decode)
+    monkeypatch.delitem(_auto._ENCODERS, "dcp")
     return script
 
 
@@ -80,40 +80,40 @@ VALUE = [{"id": 1, "name": "a long enough name to cost some tokens"}] * 3
 
 def test_auto_takes_a_cheaper_lossless_candidate(fake_gcx: dict[str, Any]) -> None:
     fake_gcx.update(text="GCX1 cheap", decoded=[dict(row) for row in VALUE])
-    assert select.encode(VALUE, tool="t") == "GCX1 cheap"
+    assert _auto.encode(VALUE, tool="t") == "GCX1 cheap"
 
 
 def test_auto_skips_a_cheaper_candidate_that_loses_data(fake_gcx: dict[str, Any]) -> None:
     fake_gcx.update(text="GCX1 cheap", decoded=[{"id": 1.0, "name": row["name"]} for row in VALUE])
-    assert select.encode(VALUE, tool="t") == select.compact_json(VALUE)
+    assert _auto.encode(VALUE, tool="t") == _auto.compact_json(VALUE)
 
 
 def test_auto_keeps_json_on_a_tie(fake_gcx: dict[str, Any]) -> None:
-    baseline = select.compact_json(VALUE)
+    baseline = _auto.compact_json(VALUE)
     same_cost = "GCX1" + "x" * 2  # pad to exactly the baseline's token count
     while tokens.count(same_cost) < tokens.count(baseline):
         same_cost += " x"
     assert tokens.count(same_cost) == tokens.count(baseline)
     fake_gcx.update(text=same_cost, decoded=VALUE)
-    assert select.encode(VALUE, tool="t") == baseline
+    assert _auto.encode(VALUE, tool="t") == baseline
 
 
 def test_auto_skips_a_candidate_that_cannot_encode(fake_gcx: dict[str, Any]) -> None:
     fake_gcx.update(text=EncodeValueError("cannot carry this", "$[0]"), decoded=None)
-    assert select.encode(VALUE, tool="t") == select.compact_json(VALUE)
+    assert _auto.encode(VALUE, tool="t") == _auto.compact_json(VALUE)
 
 
 def test_forced_formats() -> None:
-    assert select.encode({"b": 1, "a": None}, tool="t", format="json") == '{"b":1,"a":null}'
-    with pytest.raises(ValueError, match="unknown format"):
-        select.encode(1, tool="t", format="yaml")  # type: ignore[arg-type]
+    assert _auto.encode({"b": 1, "a": None}, tool="t", format="json") == '{"b":1,"a":null}'
+    with pytest.raises(ValueError, match="Unknown format"):
+        _auto.encode(1, tool="t", format="yaml")  # type: ignore[arg-type]
 
 
 def test_compact_json_keeps_big_integers_exact() -> None:
     value = {"n": 2**70, "m": -(2**64)}
-    text = select.compact_json(value)
+    text = _auto.compact_json(value)
     assert text == '{"n":1180591620717411303424,"m":-18446744073709551616}'
-    assert select.first_difference(select.decode(text), value) is None
+    assert _auto.first_difference(_auto.decode(text), value) is None
 
 
 @pytest.mark.parametrize(
@@ -134,12 +134,12 @@ def test_compact_json_keeps_big_integers_exact() -> None:
     ],
 )
 def test_detect(text: str, kind: str) -> None:
-    assert select.detect(text) == kind
+    assert _auto.detect(text) == kind
 
 
 def test_decode_json_error_has_line_and_column() -> None:
     with pytest.raises(DecodeError) as info:
-        select.decode('{"a": 1,\n "b": }')
+        _auto.decode('{"a": 1,\n "b": }')
     assert (info.value.lineno, info.value.colno) == (2, 7)
 
 
@@ -158,4 +158,4 @@ def test_decode_json_error_has_line_and_column() -> None:
     ],
 )
 def test_first_difference(got: Any, want: Any, where: str | None) -> None:
-    assert select.first_difference(got, want) == where
+    assert _auto.first_difference(got, want) == where

@@ -1,4 +1,4 @@
-"""Pick the cheapest wire format for a value, and read back whichever one arrives.
+"""The top-level API: pick the cheapest wire format for a value, read back any of them.
 
 ``format="auto"`` encodes every candidate (compact JSON, typed GCX1, DCP in the
 gateway dialect), keeps only those that decode back to exactly the same value,
@@ -26,7 +26,7 @@ Format = Literal["auto", "gcx", "dcp", "json"]
 FORMATS: tuple[str, ...] = ("auto", "gcx", "dcp", "json")
 
 
-def compact_json(value: Any) -> str:
+def compact_json(value: Any, /) -> str:
     """The JSON a server would send: compact, keys in their order, UTF-8 as is.
 
     Ints of any size are written exactly; EncodeError names the path of what
@@ -50,7 +50,7 @@ def _encode_dcp(value: Any, tool: str) -> str:
 _ENCODERS: dict[str, Callable[[Any, str], str]] = {"gcx": _encode_gcx, "dcp": _encode_dcp}
 
 
-def encode(value: Any, *, tool: str, format: Format = "auto") -> str:
+def encode(value: Any, /, *, tool: str, format: Format = "auto") -> str:
     """Encode ``value`` (a JSON value) as the result of ``tool``.
 
     ``format`` is ``"gcx"``, ``"dcp"`` or ``"json"`` to force one, or
@@ -61,7 +61,7 @@ def encode(value: Any, *, tool: str, format: Format = "auto") -> str:
     if format in _ENCODERS:
         return _ENCODERS[format](value, tool)
     if format != "auto":
-        raise ValueError(f"unknown format {format!r}; expected one of {', '.join(FORMATS)}")
+        raise ValueError(f"Unknown format {format!r}: expected one of {', '.join(FORMATS)}")
 
     best = compact_json(value)
     best_tokens = tokens.count(best)
@@ -83,7 +83,7 @@ def _decodes_to(text: str, value: Any) -> bool:
         return False
 
 
-def detect(text: str) -> Literal["gcx", "dcp", "json"]:
+def detect(text: str, /) -> Literal["gcx", "dcp", "json"]:
     """Which format ``text`` is in, judged from its first line or two.
 
     A DCP payload is a ``["$S",...]`` header line followed by rows, optionally
@@ -111,7 +111,7 @@ def _is_json_object(line: str) -> bool:
         return False
 
 
-def decode(text: str, *, limits: Limits = DEFAULT_LIMITS) -> Any:
+def decode(text: str, /, *, limits: Limits = DEFAULT_LIMITS) -> Any:
     """The JSON value carried by ``text``, whichever of the formats it is in.
 
     Raises DecodeError with line and column on malformed input or past ``limits``.
@@ -128,9 +128,9 @@ def _loads_json(text: str, limits: Limits = DEFAULT_LIMITS) -> Any:
     try:
         return loads_cell(text)
     except json.JSONDecodeError as exc:  # orjson's error is a subclass
-        raise DecodeError.at(f"invalid JSON: {exc.msg}", text, exc.pos) from None
+        raise DecodeError.at(f"Invalid JSON: {exc.msg}", text, exc.pos) from None
     except ValueError as exc:  # too deeply nested, or a NaN constant
-        raise DecodeError(f"invalid JSON: {exc}", text) from None
+        raise DecodeError(f"Invalid JSON: {exc}", text) from None
 
 
 _DECODERS: dict[str, Callable[[str, Limits], Any]] = {
