@@ -22,7 +22,7 @@ from mcp import Client, StdioServerParameters
 from mcp.shared.exceptions import MCPError
 from mcp.types import ElicitResult
 
-from gcxwire import select
+import gcxwire
 from gcxwire.mcp import MARKERS, is_hint
 from gcxwire.proxy.gateway_config import GatewayConfigError, load_gateway_config
 from gcxwire.proxy.http_upstream import HTTP_FAILED
@@ -297,7 +297,7 @@ def test_the_typescript_sdk_client_through_url_to_the_python_server() -> None:
     assert report["instructions"].startswith("A table server reached over HTTP.")
     assert MARKERS["gcx"] in report["instructions"] or MARKERS["dcp"] in report["instructions"]
     for n, result in zip((12, 14, 16), report["results"]):
-        assert select.decode(result["content"][-1]["text"]) == rows_for(n)
+        assert gcxwire.decode(result["content"][-1]["text"]) == rows_for(n)
 
 
 def _everything_calls() -> list[dict[str, Any]]:
@@ -353,7 +353,7 @@ def _value(result: dict[str, Any]) -> Any:
     values = []
     for text in texts:
         try:
-            values.append(select.decode(text))
+            values.append(gcxwire.decode(text))
         except Exception:
             values.append(text)
     return values, result.get("isError", False)
@@ -439,7 +439,7 @@ def test_the_typescript_client_through_servers_mixing_stdio_and_http(tmp_path: P
         report = ts_client([sys.executable, "-m", "gcxwire.proxy", "--servers", str(config)], calls)
     assert report["instructions"].count(MARKERS["gcx"]) <= 1
     local, remote = report["results"]
-    assert select.decode(remote["content"][-1]["text"]) == rows_for(12)
+    assert gcxwire.decode(remote["content"][-1]["text"]) == rows_for(12)
     assert "rejected" not in local
 
 
