@@ -125,11 +125,13 @@ def _wrap(
 
 
 def _add_instructions(server: Any, format: Format) -> None:
-    # MCPServer exposes `instructions` read-only; the low-level server it wraps holds them.
-    holder = getattr(server, "_lowlevel_server", server)
-    if not hasattr(holder, "instructions"):
-        raise TypeError(
-            "cannot add the reading hint to this server's instructions: pass "
-            "hint='none' and instructions=gcxwire.mcp.server_instructions(...)"
-        )
-    holder.instructions = server_instructions(holder.instructions, format)
+    # MCPServer (mcp 2.x) and FastMCP (mcp 1.x) expose `instructions` read-only; the
+    # low-level server they wrap holds them.
+    for holder in (getattr(server, "_lowlevel_server", None), getattr(server, "_mcp_server", None)):
+        if holder is not None and hasattr(holder, "instructions"):
+            holder.instructions = server_instructions(holder.instructions, format)
+            return
+    raise TypeError(
+        "cannot add the reading hint to this server's instructions: pass "
+        "hint='none' and instructions=gcxwire.mcp.server_instructions(...)"
+    )
