@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ._common import ABSENT
-from ._gcx_model import _CONTROL, _EMPTY, _FLAT, _FLOAT, _IS, _OF, Header
+from ._gcx_model import _CONTROL, _EMPTY, _FLAT, _FLOAT, _FORM, _IS, _OF, _PREFIX, Header
 from ._impl import decode_row, decode_rows, nest_rows, parse_cell, unescape
 from .errors import DecodeError, UnsupportedVersionError
 from .limits import DEFAULT_LIMITS, Limits, check_size, depth_exceeds
@@ -26,6 +26,7 @@ def _parse_header(line: str, doc: str, pos: int, limits: Limits = DEFAULT_LIMITS
     meta: dict[str, str] = {}
     raw: list[tuple[str, str]] = []
     styles: dict[str, str] = {}
+    prefixes: list[str] = []
     for token in rest.strip().split(" "):
         if token:
             key_raw, eq, value_raw = token.partition("=")
@@ -49,19 +50,49 @@ def _parse_header(line: str, doc: str, pos: int, limits: Limits = DEFAULT_LIMITS
                 raw.append((key_raw, value_raw))
                 if key_raw in _STYLES:  # decided on the raw key: `\\empty` is data
                     styles[key_raw] = value
+                elif key_raw == _PREFIX:  # one token per prefixed column
+                    prefixes.append(value_raw)
         at += len(token) + 1
     if not tool:
         raise DecodeError.at("Header has no `tool=`", doc, pos)
     if fields is None:
         raise DecodeError.at("Header has no `fields=`", doc, pos)
-    if not styles:
+    if not styles and not prefixes:
         return _header(tool, fields, meta, raw, False, _NO_NAMES, _NO_NAMES, columns, constants)
     flat = _names(styles.get(_FLAT))
     if flat.intersection(columns):
         raise DecodeError.at("A `flat=` group is also a field", doc, pos)
     empty_null = styles.get(_EMPTY) == "null"
     floats = _names(styles.get(_FLOAT))
-    return _header(tool, fields, meta, raw, empty_null, floats, flat, columns, constants)
+    header = _header(tool, fields, meta, raw, empty_null, floats, flat, columns, constants)
+    if prefixes:
+        header.__dict__["prefixes"] = _prefix_columns(prefixes, header.columns, doc, pos)
+    return header
+
+
+def _prefix_columns(
+    values: list[str], columns: tuple[str, ...], doc: str, pos: int
+) -> tuple[tuple[str, str], ...]:
+    # Each `prefix=` value (raw) is `name=text`, the name written as in the field list.
+    found: dict[str, str] = {}
+    for value in values:
+        cut = _separator(value)
+        name = unescape(unescape(value[:cut])) if cut >= 0 else ""
+        if cut < 0 or name not in columns:
+            raise DecodeError.at(f"`prefix={unescape(value)}` names no column", doc, pos)
+        if name in found:
+            raise DecodeError.at(f"Column {name!r} has two prefixes", doc, pos)
+        found[name] = unescape(value[cut + 1 :])
+    return tuple(found.items())
+
+
+def _add_prefixes(rows: list[dict[str, Any]], prefixes: tuple[tuple[str, str], ...]) -> None:
+    # In a prefixed column every string is the prefix followed by its cell's string.
+    for row in rows:
+        for name, text in prefixes:
+            value = row.get(name)
+            if type(value) is str:
+                row[name] = text + value
 
 
 def _names(value: str | None) -> frozenset[str]:
@@ -226,6 +257,8 @@ class _Lines:
             row = decode_row(text, self.cells, self.typed, header.empty_null, header.floats)
             if self.constants:
                 _check_constants(row, self.constants)
+            if header.prefixes:
+                _add_prefixes([row], header.prefixes)
             return row if self.nest is None else _nest(row, self.nest)
         except DecodeError as exc:
             raise DecodeError.at(exc.msg, self.doc, pos + exc.pos) from None
@@ -259,6 +292,8 @@ def _section_rows(state: _Lines, rows: list[dict[str, Any]], start: int) -> int:
         if state.constants:
             for row in found:
                 _check_constants(row, state.constants)
+        if state.typed and header.prefixes:
+            _add_prefixes(found, header.prefixes)
         if state.nest is None:
             rows.extend(found)
             return stop
@@ -334,7 +369,7 @@ def _build(doc: str, sections: list[tuple[Header, list[dict[str, Any]], list[str
     markers = [_marker(h) for h, _, _ in sections]
     if all(m is None for m in markers):
         if len(sections) == 1 and all(k in _CONTROL for k, _ in sections[0][0].raw_meta):
-            return sections[0][1]
+            return _section_value(sections[0][0], sections[0][1], doc)
         # A payload from another writer: meta members, then each section's rows by tool.
         foreign: dict[str, Any] = {}
         for header, rows, _ in sections:
@@ -367,7 +402,20 @@ def _build(doc: str, sections: list[tuple[Header, list[dict[str, Any]], list[str
             continue
         for key, value in _typed_meta(header, doc):
             if key is None:
-                obj[name] = rows
+                obj[name] = _section_value(header, rows, doc)
             else:
                 obj[key] = value
     return obj
+
+
+def _section_value(header: Header, rows: list[dict[str, Any]], doc: str) -> Any:
+    """A table section's value: its rows, or under ``form=columns`` one array per column."""
+    form = next((v for k, v in header.raw_meta if k == _FORM), None)
+    if form is None:
+        return rows
+    if form != "columns":
+        raise DecodeError(f"Unknown `form={unescape(form)}`", doc)
+    keys = tuple(rows[0]) if rows else ()
+    if any(tuple(row) != keys for row in rows):
+        raise DecodeError("A `form=columns` row lacks a column", doc)
+    return {key: [row[key] for row in rows] for key in keys}

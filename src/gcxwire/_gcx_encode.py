@@ -6,17 +6,19 @@ import heapq
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from ._common import path_join
+from ._common import ABSENT, path_join
 from ._gcx_model import (
     _CONTROL,
     _EMPTY,
     _FLAT,
     _FLAT_DEPTH,
     _FLOAT,
+    _FORM,
     _HEADER_KEYS,
     _IS,
     _NO_FLOATS,
     _OF,
+    _PREFIX,
     _SPACE,
     _VALUE,
 )
@@ -365,12 +367,144 @@ def _uniform_section(rows: Sequence[Any], path: str) -> Table | None:
         return None
 
 
+# A prefix is written once per column only when it is this long and its column
+# holds this many strings: shorter or rarer ones cost more header than they save.
+_PREFIX_MIN = 12
+_PREFIX_ROWS = 3
+
+
+def _prefixes(
+    rows: Sequence[Any], fields: Sequence[str], paths: Sequence[Path], constants: dict[str, str]
+) -> dict[int, str]:
+    """Columns whose strings share a long ``…/`` prefix: column index -> that prefix.
+
+    The prefix is common to every string of the column (so none lacks it), ends
+    at a ``/`` and leaves each string a suffix of two path segments at least
+    (``issues/12``, not ``12``), so the cell still says what it is. Only
+    columns of strings and non-strings (null, numbers, absent) qualify; a JSON
+    array or object in the column rules it out.
+    """
+    if len(rows) < _PREFIX_ROWS or any(type(r) is not dict for r in rows):
+        return {}
+    found: dict[int, str] = {}
+    for k, (name, path) in enumerate(zip(fields, paths, strict=True)):
+        if name in constants:
+            continue
+        strings: list[str] = []
+        for row in rows:
+            value = _at(row, path)
+            if type(value) is str:
+                strings.append(value)
+            elif isinstance(value, (dict, list, tuple)):
+                break
+        else:
+            if len(strings) >= _PREFIX_ROWS:
+                text = _common_prefix(strings)
+                if text is not None:
+                    found[k] = text
+    return found
+
+
+def _at(row: Any, path: Path) -> Any:
+    for key in path:
+        if type(row) is not dict:
+            return ABSENT
+        row = row.get(key, ABSENT)
+    return row
+
+
+def _common_prefix(strings: Sequence[str]) -> str | None:
+    first, last = min(strings), max(strings)  # the common prefix of all is theirs
+    n = 0
+    limit = min(len(first), len(last), len(min(strings, key=len)) - 1)  # a suffix stays
+    while n < limit and first[n] == last[n]:
+        n += 1
+    cut = first.rfind("/", 0, n)
+    if cut < 0:
+        return None
+    back = first.rfind("/", 0, cut)  # keep one more segment in the cell: `issues/12`
+    scheme = first.find("://")
+    if back >= 0 and (scheme < 0 or back > scheme + 2):
+        cut = back
+    text = first[: cut + 1]
+    if len(text) < _PREFIX_MIN or _SPACE.search(text):
+        return None
+    return text
+
+
+def _prefix_text(name: str, prefix: str) -> str:
+    # `prefix=name=text`: the name as a field list writes it (its `=` escaped), then the text.
+    return escape(_name_text(name)) + "=" + escape(prefix)
+
+
+def _cut_prefixes(
+    rows: Sequence[dict[str, Any]], paths: Sequence[Path], prefixes: dict[int, str]
+) -> list[dict[str, Any]]:
+    """Copies of the rows, each prefixed string cut to its suffix (objects on the way copied)."""
+    out: list[dict[str, Any]] = []
+    for row in rows:
+        row = dict(row)
+        for k, text in prefixes.items():
+            target: dict[str, Any] | None = row
+            path = paths[k]
+            for key in path[:-1]:
+                assert target is not None
+                inner = target.get(key)
+                if type(inner) is not dict:
+                    target = None
+                    break
+                target[key] = inner = dict(inner)
+                target = inner
+            if target is not None:
+                value = target.get(path[-1], ABSENT)
+                if type(value) is str:
+                    target[path[-1]] = value[len(text) :]
+        out.append(row)
+    return out
+
+
+def _columnar(value: Any) -> list[dict[str, Any]] | None:
+    """An object of two or more equal-length arrays (two or more items) as rows, else None."""
+    if type(value) is not dict or len(value) < 2:
+        return None
+    size = -1
+    for key, column in value.items():
+        if type(key) is not str or type(column) is not list or _field_text(key) is None:
+            return None
+        if size < 0:
+            size = len(column)
+        elif len(column) != size:
+            return None
+    if size < 2:
+        return None
+    keys = list(value)
+    return [{key: value[key][i] for key in keys} for i in range(size)]
+
+
+def _columnar_section(rows: list[dict[str, Any]], path: str, tool_text: str | None) -> Table:
+    """The rows of a columnar object as a ``form=columns`` table (errors name the array item)."""
+    try:
+        table = _section(rows, list(rows[0]), "$", tool_text, None, ((_FORM, "columns"),))
+    except EncodeError as exc:
+        # `$[3].temp…` is item 3 of array `temp`: name it as the input holds it.
+        index, _, rest = exc.path[2:].partition("]")
+        for key in rows[0]:
+            seg = path_join("", key)
+            if rest.startswith(seg) and rest[len(seg) : len(seg) + 1] in ("", ".", "["):
+                where = path_join(path, key) + f"[{index}]" + rest[len(seg) :]
+                raise type(exc)(exc.reason, where) from None
+        raise exc.relocated(path) from None
+    assert table is not None
+    return table
+
+
 def _section(
     rows: Sequence[dict[str, Any]],
     fields: list[str],
     path: str,
     tool_text: str | None,
     keys: tuple[str, ...] | None,
+    marks: Sequence[tuple[str, str]] = (),
 ) -> Table | None:
     """A table section (see _table); with ``tool_text`` its text holds the header too.
 
@@ -386,6 +520,11 @@ def _section(
             fields, paths = flat, flat_paths
             pairs.append((_FLAT, ",".join(escape(escape(g)) for g in groups)))
     constants = _constants(rows, fields, paths)
+    prefixes = _prefixes(rows, fields, paths, constants)
+    if prefixes:  # the rows as written: each prefixed string keeps only its suffix
+        rows = _cut_prefixes(rows, paths, prefixes)
+        pairs.extend((_PREFIX, _prefix_text(fields[k], text)) for k, text in prefixes.items())
+    pairs.extend(marks)
     cells: list[str] = fields
     cell_paths: list[Path | None] = list(paths)
     if constants:  # their cells stay empty: None paths
@@ -422,6 +561,10 @@ def _write_value(out: list[str], tool_text: str, value: Any) -> None:
 
 
 def _write_object(out: list[str], tool_text: str, obj: dict[str, Any]) -> None:
+    columns = _columnar(obj)
+    if columns is not None:  # the whole object is parallel arrays: one table
+        out.extend((_columnar_section(columns, "$", tool_text)[2], "\n"))
+        return
     # Split the members into tables (lists of objects) and runs of other members.
     # A table is its fields, or already its section when the fast path wrote it.
     segments: list[tuple[str, list[str] | Table] | list[tuple[str, Any]]] = []
@@ -430,10 +573,15 @@ def _write_object(out: list[str], tool_text: str, obj: dict[str, Any]) -> None:
         if not isinstance(key, str):
             raise EncodeTypeError(f"Object key {key!r} is not a string", "$")
         found: list[str] | Table | None = None
-        if isinstance(value, (list, tuple)) and escape(key) and not _SPACE.search(escape(key)):
+        nameable = escape(key) and not _SPACE.search(escape(key))
+        if nameable and isinstance(value, (list, tuple)):
             found = _uniform_section(value, path_join("$", key))
             if found is None:
                 found = _table_fields(value, path_join("$", key))
+        elif nameable and type(value) is dict:
+            columns = _columnar(value)
+            if columns is not None:
+                found = _columnar_section(columns, path_join("$", key), None)
         if found is None:
             run.append((key, value))
             continue

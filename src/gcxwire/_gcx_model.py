@@ -16,7 +16,9 @@ _IS: Final = "is"  # is=object|list|value: what the section's rows stand for
 _EMPTY: Final = "empty"  # empty=null: an empty cell is null here, and `\` is absent
 _FLOAT: Final = "float"  # float=a,b: numbers in these columns are floats ("1" for 1.0)
 _FLAT: Final = "flat"  # flat=owner: columns `owner.x` are the members of an object `owner`
-_CONTROL: Final = (_OF, _IS, _EMPTY, _FLOAT, _FLAT)
+_FORM: Final = "form"  # form=columns: the rows are an object of parallel arrays, one per column
+_PREFIX: Final = "prefix"  # prefix=col=text: every string in column col starts with text
+_CONTROL: Final = (_OF, _IS, _EMPTY, _FLOAT, _FLAT, _FORM, _PREFIX)
 # Objects nested this deep at most are spread over `a.b.c` columns.
 _FLAT_DEPTH: Final = 3
 _NO_FLOATS: Final[frozenset[str]] = frozenset()
@@ -44,6 +46,8 @@ class Header:
     columns: tuple[str, ...] = ()
     #: Typed reading: the constant columns as written, ``(name, raw cell text)``.
     constants: tuple[tuple[str, str], ...] = ()
+    #: Typed reading: ``(column, prefix)`` for each ``prefix=`` column: its strings start so.
+    prefixes: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass

@@ -29,6 +29,11 @@ CASES: list[tuple[str, set[str]]] = [
     (gcx(["null", "false"]), {"is=list", "words"}),
     (gcx(5), {"is=value"}),
     (gcx([{"a": float(i % 3), "b": i} for i in range(4)]), {"float"}),
+    (gcx({"hourly": {"time": ["T0", "T1"], "temp": [1.5, 2]}}), {"of", "form=columns"}),
+    (
+        gcx([{"id": i, "url": f"https://api.example.test/repos/o/r/issues/{i}"} for i in range(3)]),
+        {"prefix"},
+    ),
     (
         gcx([{"a": i, "b": "same-value-here"} for i in range(3)]),
         {"constant"},

@@ -40,6 +40,14 @@ MARKERS: Final[dict[str, str]] = {
     "empty=null": "empty=null: in this table an empty cell is null and a lone \\ is an absent key.",
     "float": "float=a,b: numbers in these columns are floats (1 means 1.0).",
     "flat": "flat=owner: the columns owner.x, owner.y are members of a nested object owner.",
+    "form=columns": (
+        "form=columns: the rows are an object of parallel arrays: each column is one array,"
+        " item n of each in row n."
+    ),
+    "prefix": (
+        "prefix=col=text: every text in column col starts with text, written once here:"
+        " the cell issues/12 under prefix=url=https://x/ is https://x/issues/12."
+    ),
     "constant": (
         "A field written name=value in fields= is a column holding that value in every row;"
         " its cells are left blank."
@@ -131,6 +139,10 @@ def _gcx_markers(text: str) -> Iterator[str]:
                 yield f"is={value}"
             elif key == "empty" and value == "null":
                 yield "empty=null"
+            elif key == "form" and f"form={value}" in MARKERS:
+                yield f"form={value}"
+            elif key == "prefix":
+                yield "prefix"
         if header.constants:
             yield "constant"
     if _GUARD.search(text):

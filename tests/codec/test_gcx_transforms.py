@@ -1,0 +1,249 @@
+"""Column transforms of the typed profile: `prefix=` columns and `form=columns` sections.
+
+Each marker round-trips exactly on both twins, including values built to defeat
+it, and what it writes still reads in the reference-decoder model with the same
+sections, rows and columns; unmarked string cells read as the same strings.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from gcxwire import gcx
+from gcxwire.errors import DecodeError, EncodeValueError
+
+from .. import reference_model
+from ..strategies import SCALARS, TEXT, json_values, same
+
+settings.register_profile("gcxwire", max_examples=200, deadline=None)
+settings.load_profile("gcxwire")
+
+PREFIXES = st.sampled_from(
+    ["https://api.github.com/repos/octo-org/hello/", "https://x.test/a/b/", "/srv/demo/files/"]
+)
+SUFFIXES = st.one_of(
+    st.from_regex(r"[a-z]{1,8}/[a-z0-9%{}]{1,8}(/[a-z]{1,6})?", fullmatch=True),
+    st.sampled_from(["issues/12", "12", "-3", "true", "null", "labels/#x", "a\\b/c", "x/\ty"]),
+    TEXT,
+)
+
+
+def roundtrip(value: Any, tool: str = "t") -> str:
+    text = gcx.encode(value, tool=tool)
+    back = gcx.decode(text)
+    assert same(back, value), (text, back)
+    assert gcx.encode(back, tool=tool) == text
+    return text
+
+
+@st.composite
+def url_tables(draw: st.DrawFn) -> list[dict[str, Any]]:
+    """Rows whose `url` (and `owner.html_url`) share a prefix, with cells built to break it."""
+    prefix = draw(PREFIXES)
+    rows = []
+    for i in range(draw(st.integers(min_value=3, max_value=7))):
+        row: dict[str, Any] = {"id": i, "url": prefix + draw(SUFFIXES)}
+        if draw(st.booleans()):
+            row["owner"] = {"login": draw(TEXT), "html_url": prefix + "users/" + draw(SUFFIXES)}
+        row["note"] = draw(TEXT)
+        rows.append(row)
+    k = draw(st.integers(0, len(rows) - 1))
+    defeat = draw(st.sampled_from(["none", "lacks", "exact", "null", "number", "list", "gone"]))
+    if defeat == "lacks":  # one cell lacks the prefix
+        rows[k]["url"] = draw(TEXT)
+    elif defeat == "exact":  # one cell is the prefix itself (its suffix would be empty)
+        rows[k]["url"] = prefix
+    elif defeat == "null":
+        rows[k]["url"] = None
+    elif defeat == "number":
+        rows[k]["url"] = draw(st.integers())
+    elif defeat == "list":
+        rows[k]["url"] = [prefix + "x/y"]
+    elif defeat == "gone":
+        del rows[k]["url"]
+    return rows
+
+
+NAMES = st.sampled_from(["time", "temperature_2m", "rain", "code", "a.b", "of"])
+
+
+@st.composite
+def columnar(draw: st.DrawFn) -> dict[str, Any]:
+    """Objects of parallel arrays; sometimes one array is shorter (then they are no table)."""
+    names = draw(st.lists(NAMES, min_size=2, max_size=4, unique=True))
+    size = draw(st.integers(min_value=0, max_value=6))
+    out: dict[str, Any] = {
+        n: draw(st.lists(st.one_of(SCALARS, json_values(3)), min_size=size, max_size=size))
+        for n in names
+    }
+    if draw(st.integers(0, 4)) == 0:
+        out[names[-1]] = out[names[-1]][:-1]
+    return out
+
+
+@st.composite
+def payloads(draw: st.DrawFn) -> Any:
+    """The new forms at the top level and as members beside scalars and tables."""
+    kind = draw(st.sampled_from(["table", "columns", "object"]))
+    if kind == "table":
+        return draw(url_tables())
+    if kind == "columns":
+        return draw(columnar())
+    out: dict[str, Any] = {}
+    if draw(st.booleans()):
+        out["latitude"] = draw(SCALARS)
+    out["hourly"] = draw(columnar())
+    if draw(st.booleans()):
+        out["items"] = draw(url_tables())
+    if draw(st.booleans()):
+        out["units"] = {"time": "iso8601"}
+    return out
+
+
+@given(payloads())
+def test_new_forms_round_trip(value: Any) -> None:
+    roundtrip(value)
+
+
+@given(payloads(), st.sampled_from(["t", "get_forecast"]))
+def test_reference_decoder_reads_new_forms(value: Any, tool: str) -> None:
+    """No error, the same sections, rows and columns; unmarked string cells unchanged.
+
+    A `prefix=` column's string cells read as the suffixes, which with the
+    declared prefix give the strings back.
+    """
+    text = gcx.encode(value, tool=tool)
+    model = reference_model.decode(text)["sections"]
+    assert model == [
+        {"tool": s.tool, "fields": s.fields, "meta": s.meta, "rows": s.rows}
+        for s in gcx.parse(text)
+    ]
+    decoder = gcx.Decoder(typed=False)
+    decoder.feed(text)
+    decoder.close()
+    for section, header in zip(model, decoder.headers, strict=True):
+        raw = dict(header.raw_meta)
+        source = value[reference_model.unescape(raw["of"])] if "of" in raw else value
+        if raw.get("form") == "columns":
+            source = [dict(zip(source, cells)) for cells in zip(*source.values())]
+        if not isinstance(source, list):
+            continue
+        prefixes = dict(
+            reference_model.unescape(v).split("=", 1) for k, v in header.raw_meta if k == "prefix"
+        )
+        for got, row in zip(section["rows"], source, strict=True):
+            for key, original in _leaves(row):
+                if not isinstance(original, str) or not original or original.endswith("\r"):
+                    continue
+                if key in prefixes:
+                    assert prefixes[key] + got[key] == original
+                elif key in got:
+                    assert got[key] == original
+                elif any(f.startswith(key + "=") for f in section["fields"]):
+                    # a constant column: its text is in the field name
+                    assert f"{key}={original}" in section["fields"]
+
+
+def _leaves(row: dict[str, Any], prefix: str = "") -> list[tuple[str, Any]]:
+    # Members by their column name: objects spread over dotted columns (`owner.login`).
+    out: list[tuple[str, Any]] = []
+    for key, value in row.items():
+        if isinstance(value, dict) and value and all("." not in k for k in value):
+            out.extend(_leaves(value, f"{prefix}{key}."))
+        out.append((prefix + key, value))
+    return out
+
+
+LABELS = [
+    {"id": 1000 + i, "url": f"https://api.github.com/repos/octo-org/labels/labels/{n}", "name": n}
+    for i, n in enumerate(["bug", "docs", "duplicate", "enhancement"])
+]
+
+
+def test_prefix_is_written_once_and_cells_keep_two_segments() -> None:
+    text = roundtrip(LABELS, tool="list_labels")
+    header, first, *_ = text.split("\n")
+    assert header.endswith(" prefix=url=https://api.github.com/repos/octo-org/labels/")
+    assert first == "1000\tlabels/bug\tbug"
+
+
+def test_prefix_shrinks_to_what_every_cell_holds() -> None:
+    rows = [dict(r) for r in LABELS]
+    rows[2]["url"] = "https://api.github.com/users/someone"
+    text = roundtrip(rows)
+    assert " prefix=url=https://api.github.com/ " not in text  # one path segment stays
+    assert "prefix=url=https://api.github.com/repos" not in text
+
+
+def test_prefix_needs_three_strings_and_a_long_text() -> None:
+    assert "prefix=" not in roundtrip(LABELS[:2])
+    assert "prefix=" not in roundtrip([{"p": f"a/b/{i}"} for i in range(5)])
+
+
+def test_prefix_leaves_a_cell_that_is_only_the_prefix_whole() -> None:
+    rows = [
+        {"u": "https://x.test/a/b/c"},
+        {"u": "https://x.test/a/b/d"},
+        {"u": "https://x.test/a/"},
+    ]
+    roundtrip(rows)
+
+
+def test_prefixed_nested_column() -> None:
+    rows = [{"user": {"login": n, "url": f"https://api.github.com/users/{n}"}} for n in "abc"]
+    text = roundtrip(rows)
+    assert "prefix=user.url=https://api.github.com/" in text
+
+
+def test_columnar_object_becomes_rows() -> None:
+    value = {
+        "latitude": 51.5,
+        "hourly": {"time": ["T00", "T01", "T02"], "temp": [12.2, 12.1, 12.0], "code": [1, 3, 3]},
+    }
+    text = roundtrip(value, tool="get_forecast")
+    assert text.split("\n") == [
+        "GCX1 tool=get_forecast fields=time,temp,code form=columns latitude=51.5 of=hourly",
+        "T00\t12.2\t1",
+        "T01\t12.1\t3",
+        "T02\t12.0\t3",
+    ]
+
+
+def test_columnar_top_level() -> None:
+    text = roundtrip({"a": [1, 2], "b": ["x", "y"]})
+    assert text == "GCX1 tool=t fields=a,b form=columns\n1\tx\n2\ty"
+
+
+def test_unequal_arrays_are_no_table() -> None:
+    assert "form=" not in roundtrip({"a": [1, 2], "b": ["x"]})
+    assert "form=" not in roundtrip({"a": [1], "b": ["x"]})  # one item: no table
+
+
+def test_columnar_error_names_the_array_item() -> None:
+    with pytest.raises(EncodeValueError) as info:
+        gcx.encode({"hourly": {"t": [1.0, float("nan")], "c": [1, 2]}}, tool="t")
+    assert info.value.path == "$.hourly.t[1]"
+
+
+@pytest.mark.parametrize(
+    ("payload", "message"),
+    [
+        ("GCX1 tool=t fields=a form=rows\n1", "Unknown `form=rows`"),
+        ("GCX1 tool=t fields=a,b form=columns\n1\tx\n2", "lacks a column"),
+        ("GCX1 tool=t fields=a prefix=b=https://x/\nq", "names no column"),
+        ("GCX1 tool=t fields=a prefix=a=x/ prefix=a=y/\nq", "two prefixes"),
+        ("GCX1 tool=t fields=a prefix=a\nq", "names no column"),
+    ],
+)
+def test_bad_markers_raise_decode_error(payload: str, message: str) -> None:
+    with pytest.raises(DecodeError, match=message):
+        gcx.decode(payload)
+
+
+def test_prefix_applies_to_strings_only() -> None:
+    got = gcx.decode("GCX1 tool=t fields=a prefix=a=https://x.test/\nq/1\n2\nnull\n\\")
+    assert got == [{"a": "https://x.test/q/1"}, {"a": 2}, {"a": None}, {}]
