@@ -156,6 +156,14 @@ def test_without_a_handshake_each_marker_is_explained_once() -> None:
     assert len(call(ic, 4, {"total_count": 12, "items": rows(12)})) == 1
 
 
+def test_first_use_says_nothing_until_a_table_needs_it() -> None:
+    ic = interceptor("--hint", "first-use", "--format", "gcx")
+    assert "instructions" not in hello(ic)  # a session without tables pays nothing
+    outputs = [text for i in range(5) for text in call(ic, i, rows(12, i))]
+    assert hint_count(outputs) == 1 and is_hint(outputs[0])
+    assert ic.stats.instructions_hint_tokens == 0
+
+
 def test_per_result_hints_every_rewritten_result() -> None:
     ic = interceptor("--hint", "per-result", "--format", "gcx")
     assert "instructions" not in hello(ic)
@@ -203,6 +211,15 @@ def test_a_table_whose_hint_costs_more_than_it_saves_goes_as_compact_json() -> N
     small = rows(3)
     new = ic.rewrite_tool_result("t", pretty(small))
     assert texts_of(new) == [json.dumps(small, separators=(",", ":"))]
+
+
+def test_a_huge_text_that_is_not_json_counts_bytes_only() -> None:
+    ic = interceptor()
+    huge = "x" * ((1 << 20) + 1)
+    assert ic.rewrite_tool_result("blob", as_result(huge)) is None
+    counters = ic.stats.tool("blob")
+    assert (counters.uncounted, counters.tokens_before, counters.tokens_after) == (1, 0, 0)
+    assert counters.bytes_before == counters.bytes_after > len(huge)
 
 
 def test_stats_file_carries_both_baselines(tmp_path: Any) -> None:

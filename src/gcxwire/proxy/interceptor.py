@@ -60,7 +60,11 @@ __all__ = [
 
 log = logging.getLogger("gcxwire.proxy")
 
-HintMode = Literal["session", "per-result", "off"]
+# Text that is not JSON is passed through; above this many characters its tokens
+# are not counted (8 MB of one repeated character take cl100k ~7 s of CPU), only bytes.
+COUNT_LIMIT = 1 << 20
+
+HintMode = Literal["session", "first-use", "per-result", "off"]
 
 
 class HintSession:
@@ -70,10 +74,12 @@ class HintSession:
     ``session`` (the default): how to read the format's tables goes into the
     ``instructions`` of the ``initialize``/``server/discover`` result; a result
     carries the lines only for markers the session has not been told (the rarer
-    ones; everything when a 2026-07-28 client never asks for ``server/discover``). ``per-result``:
-    every rewritten result carries the hint for the markers it uses. ``off``:
-    never. One session may serve several interceptors (a gateway's servers share
-    the client).
+    ones; everything when a 2026-07-28 client never asks for ``server/discover``).
+    ``first-use``: nothing in the instructions, so a session that never gets a
+    table pays nothing; each marker is explained with the first result using it.
+    ``per-result``: every rewritten result carries the hint for the markers it
+    uses. ``off``: never. One session may serve several interceptors (a gateway's
+    servers share the client).
     """
 
     def __init__(self, mode: HintMode = "session") -> None:
@@ -86,7 +92,7 @@ class HintSession:
         if self.mode == "off":
             return "", ()
         markers = hint_markers(text)
-        if self.mode == "session":
+        if self.mode != "per-result":
             markers = tuple(m for m in markers if m not in self._told)
         if not markers:
             return "", ()
@@ -94,7 +100,7 @@ class HintSession:
 
     def told(self, markers: Iterable[str]) -> None:
         """A result explaining ``markers`` went to the client."""
-        if self.mode == "session":
+        if self.mode != "per-result":
             self._told.update(markers)
 
     def with_instructions(self, result: JsonObject, format: str) -> tuple[JsonObject, str] | None:
@@ -264,7 +270,12 @@ class ResponseInterceptor:
         texts = _plain_texts(result)
         value = None if texts is None else parse_text_blocks(texts, codecs.loads)
         if texts is None or value is None:
-            tokens = sum(codecs.count_tokens(text) for text in _all_texts(result))
+            all_texts = _all_texts(result)
+            if sum(len(text) for text in all_texts) > COUNT_LIMIT:
+                counters.uncounted += 1  # bytes only: see COUNT_LIMIT
+                counters.bytes_after += size
+                return None
+            tokens = sum(codecs.count_tokens(text) for text in all_texts)
             self._passed(tool, size, tokens, tokens)
             return None
         before = sum(codecs.count_tokens(text) for text in texts)

@@ -16,7 +16,7 @@ __all__ = ["ProxyOptions", "build_parser", "default_server_name", "parse_options
 
 Format = Literal["auto", "gcx", "dcp"]
 Structured = Literal["keep", "drop"]
-Hint = Literal["session", "per-result", "off"]
+Hint = Literal["session", "first-use", "per-result", "off"]
 
 USAGE = (
     "gcxwire proxy [options] -- <server command> [args...]\n"
@@ -167,11 +167,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     encoding.add_argument(
         "--hint",
-        choices=("session", "per-result", "off"),
+        choices=("session", "first-use", "per-result", "off"),
         default="session",
         help="the how-to-read hint: once per session, in the initialize instructions "
-        "(results carry only what the session was not told); per-result: before every "
-        "rewritten result; off (default: session)",
+        "(results carry only what the session was not told); first-use: each part with "
+        "the first result that needs it, none in the instructions; per-result: before "
+        "every rewritten result; off (default: session)",
     )
     encoding.add_argument(
         "--no-hint",

@@ -21,7 +21,8 @@ class ToolStats:
     pretty-printed JSON), ``tokens_compact`` the same values as compact JSON
     (for text that is not JSON, the text itself). ``tokens_after`` is what the
     client got, hint lines included; a result passed through counts the same
-    before and after. Tokens are those of the text blocks.
+    before and after. Tokens are those of the text blocks; text that is not JSON
+    and longer than 1 MiB counts bytes only (``uncounted``).
     """
 
     calls: int = 0
@@ -32,6 +33,7 @@ class ToolStats:
     tokens_compact: int = 0
     tokens_after: int = 0
     hint_tokens: int = 0
+    uncounted: int = 0  # results passed through whose text was too long to count tokens for
     format: str | None = None
     schema_id: str | None = None
     schema_status: str | None = None
@@ -106,6 +108,7 @@ class ProxyStats:
                 f"{f' as {s.format}' if s.format else ''}{schema}; "
                 f"{s.bytes_before} -> {s.bytes_after} bytes, "
                 + _two_baselines(s.tokens_before, s.tokens_compact, s.tokens_after)
+                + (f"; {s.uncounted} too long to count tokens" if s.uncounted else "")
             )
         if self.tools:
             t = self.totals()
