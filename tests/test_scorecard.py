@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from gcxwire import scorecard
+from gcxwire import scorecard, tokens
 from gcxwire.scorecard import format_delta, reference_median
 
 REPO = Path(__file__).resolve().parent.parent
@@ -169,6 +169,28 @@ def test_groups_and_summaries(tmp_path: Path) -> None:
     assert doc["cases"][0]["results"]["gcx"]["tokens"] == rows_result.measures["gcx"].tokens
     assert doc["summary"]["all"]["auto"]["worse"] == 0
     assert set(doc["summary"]) == {"all", "one", "two"}
+
+
+def test_shape_totals_sum_tokens_by_shape_and_render(tmp_path: Path) -> None:
+    rows = [{"id": i, "name": f"item {i}"} for i in range(6)]
+    write_case(tmp_path / "real", "a", rows, shape="flat")
+    write_case(tmp_path / "real", "b", rows[:4], shape="flat")
+    write_case(tmp_path / "real", "c", {"id": 1, "name": "x"}, shape="single-object")
+    write_case(tmp_path / "other", "d", rows)  # no shape: no shape table for its group
+    card = scorecard.run(scorecard.load_cases(tmp_path), formats=("json", "gcx", "auto"))
+    assert scorecard.shape_totals(card, "other") == []
+    flat, single, every = scorecard.shape_totals(card, "real")
+    assert (flat.shape, single.shape, every.shape) == ("flat", "single-object", "")
+    by_name = {r.case.name: r.measures for r in card.results}
+    assert flat.compact == by_name["a"]["json"].tokens + by_name["b"]["json"].tokens
+    assert flat.auto == by_name["a"]["auto"].tokens + by_name["b"]["auto"].tokens
+    assert every.cases == 3 and every.auto == flat.auto + single.auto
+    assert flat.pretty == sum(tokens.count(json.dumps(v, indent=2)) for v in (rows, rows[:4]))
+    assert every.exact == 3 and every.worse == 0
+    text = scorecard.render_markdown(card)
+    assert "### real by shape: auto against JSON, totals of tokens" in text
+    assert "### other by shape" not in text
+    assert f"| flat | 2 | {flat.compact} | {flat.pretty} | {flat.auto} |" in text
 
 
 def test_progress_bar_appears_only_after_a_second() -> None:

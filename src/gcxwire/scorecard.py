@@ -85,6 +85,7 @@ class Case:
     description: str
     text: str
     baseline: str = "compact"  # or "go": Go json.Marshal, as the reference bench measures
+    shape: str = ""  # flat, nested, graph, single-object, text-heavy, columnar (real cases)
 
     @property
     def id(self) -> str:
@@ -179,6 +180,7 @@ def _read_case(group: str, entry: Traversable) -> Case:
         description=str(data.get("description", "")),
         text=data["input"],
         baseline=baseline,
+        shape=str(data.get("shape", "")),
     )
 
 
@@ -575,6 +577,101 @@ def _reproduction(card: Scorecard) -> list[str]:
     return lines
 
 
+@dataclass(frozen=True)
+class ShapeTotal:
+    """Token totals of auto against JSON over the cases of one shape (or all, shape "")."""
+
+    shape: str
+    cases: int
+    compact: int  # compact JSON, cl100k
+    pretty: int  # JSON indented by 2, cl100k
+    auto: int
+    worse: int  # cases where auto has more tokens than compact JSON
+    exact: int
+    compact_o200k: int | None  # None when no o200k ranks are installed
+    auto_o200k: int | None
+
+
+def _o200k(text: str) -> int | None:
+    try:
+        return tokens.count(text, "o200k_base")
+    except tokens.TokenizerUnavailableError:
+        return None
+
+
+def shape_totals(card: Scorecard, group: str) -> list[ShapeTotal]:
+    """The group's cases by shape, then all of them: totals of tokens, not medians.
+
+    Empty when its cases carry no shape or the run has no auto column.
+    """
+    results = [r for r in card.results if r.case.group == group and r.case.shape]
+    if not results or "auto" not in card.formats:
+        return []
+    counted: list[tuple[str, int, int, int, bool, int | None, int | None]] = []
+    for r in results:
+        value = json.loads(r.case.text)
+        pretty = tokens.count(json.dumps(value, indent=2, ensure_ascii=False))
+        compact, auto = r.measures["json"], r.measures["auto"]
+        assert compact.text is not None and auto.text is not None
+        counted.append((
+            r.case.shape, compact.tokens, pretty, auto.tokens, auto.roundtrip == "exact",
+            _o200k(compact.text), _o200k(auto.text),
+        ))  # fmt: skip
+    out: list[ShapeTotal] = []
+    for shape in [*sorted({c[0] for c in counted}), ""]:
+        rows = [c for c in counted if not shape or c[0] == shape]
+        o200k = all(c[5] is not None for c in rows)
+        out.append(
+            ShapeTotal(
+                shape=shape,
+                cases=len(rows),
+                compact=sum(c[1] for c in rows),
+                pretty=sum(c[2] for c in rows),
+                auto=sum(c[3] for c in rows),
+                worse=sum(c[3] > c[1] for c in rows),
+                exact=sum(c[4] for c in rows),
+                compact_o200k=sum(c[5] or 0 for c in rows) if o200k else None,
+                auto_o200k=sum(c[6] or 0 for c in rows) if o200k else None,
+            )
+        )
+    return out
+
+
+def _shape_table(totals: list[ShapeTotal]) -> list[str]:
+    header = [
+        "shape", "cases", "compact JSON", "pretty JSON", "auto", "Δ vs compact", "Δ vs pretty",
+        "o200k compact JSON", "o200k auto", "o200k Δ", "above JSON", "exact",
+    ]  # fmt: skip
+    lines = [_row(header), _row(["---", *["--:"] * (len(header) - 1)])]
+    for t in totals:
+        o200k = t.compact_o200k is not None and t.auto_o200k is not None
+        lines.append(
+            _row(
+                [
+                    t.shape or "**all**",
+                    t.cases,
+                    t.compact,
+                    t.pretty,
+                    t.auto,
+                    format_delta(savings(t.compact, t.auto)),
+                    format_delta(savings(t.pretty, t.auto)),
+                    t.compact_o200k if o200k else "n/a",
+                    t.auto_o200k if o200k else "n/a",
+                    format_delta(savings(t.compact_o200k or 0, t.auto_o200k or 0))
+                    if o200k
+                    else "n/a",
+                    t.worse,
+                    f"{t.exact}/{t.cases}",
+                ]
+            )  # fmt: skip
+        )
+    return lines
+
+
+# Reported, never asserted: what auto should save against compact JSON, by shape.
+_SHAPE_TARGETS: dict[str, float] = {"": 20, "nested": 30, "flat": 42, "text-heavy": 6}
+
+
 def _targets(card: Scorecard) -> list[str]:
     """The goals of issue 4, checked against this run."""
     lines: list[str] = []
@@ -614,6 +711,22 @@ def _targets(card: Scorecard) -> list[str]:
                 f"behind plain TSV ({worst}), median {-statistics.median(gaps.values()):.1f} "
                 "(target within 3)",
             )
+    for group in card.groups():
+        for t in shape_totals(card, group):
+            if t.shape in _SHAPE_TARGETS:
+                saved = savings(t.compact, t.auto) or 0.0
+                goal = _SHAPE_TARGETS[t.shape]
+                check(
+                    saved >= goal,
+                    f"auto on {group} {t.shape or 'all'} ({t.cases} cases): total "
+                    f"{format_delta(saved)} against compact JSON (target ≤ {MINUS}{goal:g}%)",
+                )
+            if not t.shape:
+                check(
+                    t.worse == 0 and t.exact == t.cases,
+                    f"auto on {group}: {t.worse} cases above JSON, {t.exact}/{t.cases} exact "
+                    "(target 0, all)",
+                )
     return ["## Targets", "", *lines, ""] if lines else []
 
 
@@ -644,6 +757,17 @@ def render_markdown(card: Scorecard) -> str:
     for group in card.groups():
         count = sum(r.case.group == group for r in card.results)
         lines += [f"### {group} ({count} cases)", "", *_summary_table(card, group), ""]
+        totals = shape_totals(card, group)
+        if totals:
+            lines += [
+                f"### {group} by shape: auto against JSON, totals of tokens",
+                "",
+                "Sums over the cases of each shape, cl100k unless marked o200k; "
+                "Δ vs pretty is against the same JSON indented by 2.",
+                "",
+                *_shape_table(totals),
+                "",
+            ]
     lines += _targets(card)
     lines += _reproduction(card)
     legend = ", ".join(f"{mark} {name}" for name, mark in ROUNDTRIP_MARKS.items())
