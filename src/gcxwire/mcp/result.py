@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping
-from typing import Any, Final, Literal, cast, get_args
+from typing import Any, Final, Literal, cast
 
 from .. import _auto
+from .._auto import FORMATS, Format
 from ..errors import DecodeError, EncodeError, EncodeValueError
 from .hint import reading_hint
 
@@ -30,7 +31,6 @@ __all__ = [
     "tool_result",
 ]
 
-Format = Literal["auto", "gcx", "dcp", "json"]
 # Where the reading hint goes: once in the server's instructions, in every
 # encoded result, or nowhere.
 HintMode = Literal["instructions", "result", "none"]
@@ -42,14 +42,13 @@ FORMAT_ARG: Final = "format"
 FORMAT_DESCRIPTION: Final = (
     "Encoding of the result: auto (fewest tokens, the default), gcx (GCX1), dcp or json."
 )
-_FORMATS: Final[tuple[str, ...]] = get_args(Format)
 
 
 def format_property(default: Format = "auto") -> dict[str, Any]:
     """The JSON schema of the ``format`` argument, as it appears in ``inputSchema``."""
     return {
         "type": "string",
-        "enum": list(_FORMATS),
+        "enum": list(FORMATS),
         "default": default,
         "description": FORMAT_DESCRIPTION,
     }
@@ -57,8 +56,8 @@ def format_property(default: Format = "auto") -> dict[str, Any]:
 
 def check_format(value: Any) -> Format:
     """``value`` as a format name; ValueError names the choices otherwise."""
-    if value not in _FORMATS:
-        raise ValueError(f"format must be one of {', '.join(_FORMATS)}; got {value!r}")
+    if value not in FORMATS:
+        raise ValueError(f"format must be one of {', '.join(FORMATS)}; got {value!r}")
     return cast(Format, value)
 
 
