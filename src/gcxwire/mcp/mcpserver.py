@@ -100,7 +100,7 @@ def _wrap(
     if format_arg:
         if FORMAT_ARG in signature.parameters:
             raise ValueError(
-                f"tool {tool!r} has its own {FORMAT_ARG!r} parameter: rename it, "
+                f"Tool {tool!r} has its own {FORMAT_ARG!r} parameter: rename it, "
                 "or pass format_arg=False"
             )
         from pydantic import Field
@@ -132,6 +132,6 @@ def _add_instructions(server: Any, format: Format) -> None:
             holder.instructions = server_instructions(holder.instructions, format)
             return
     raise TypeError(
-        "cannot add the reading hint to this server's instructions: pass "
+        "Cannot add the reading hint to this server's instructions: pass "
         "hint='none' and instructions=gcxwire.mcp.server_instructions(...)"
     )

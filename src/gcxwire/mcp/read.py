@@ -20,7 +20,7 @@ __all__ = ["read_result"]
 _NOT_DATA: Final = object()
 
 
-def read_result(result: Any) -> Any:
+def read_result(result: Any, /) -> Any:
     """The value the server meant by ``result``; never raises on an ordinary result.
 
     - Hint blocks are skipped wherever they stand.

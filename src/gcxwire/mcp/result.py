@@ -57,11 +57,11 @@ def format_property(default: Format = "auto") -> dict[str, Any]:
 def check_format(value: Any) -> Format:
     """``value`` as a format name; ValueError names the choices otherwise."""
     if value not in FORMATS:
-        raise ValueError(f"format must be one of {', '.join(FORMATS)}; got {value!r}")
+        raise ValueError(f"Format must be one of {', '.join(FORMATS)}; got {value!r}")
     return cast(Format, value)
 
 
-def json_value(value: Any) -> Any:
+def json_value(value: Any, /) -> Any:
     """The JSON value of a tool's return: pydantic models and dataclasses become objects.
 
     Keys keep their order; pydantic models use their aliases, as MCP SDKs write them.
@@ -85,7 +85,7 @@ def _plain(value: Any) -> Any:
 
 
 def encode_result(
-    value: Any, *, tool: str, format: Format = "auto", hint: bool = False
+    value: Any, /, *, tool: str, format: Format = "auto", hint: bool = False
 ) -> dict[str, Any]:
     """The ``CallToolResult`` JSON for ``value``: one text block, encoded, and ``_meta``.
 
@@ -101,7 +101,7 @@ def _encode(data: Any, tool: str, format: Format, hint: bool) -> dict[str, Any]:
     text = _auto.encode(data, tool=tool, format=format)
     if format in ("gcx", "dcp") and not _reads_back(text, data):
         # "auto" keeps only exact encodings; an asked-for one must be exact as well.
-        raise EncodeValueError(f"{format} cannot carry this value exactly (read it as JSON)")
+        raise EncodeValueError(f"Format {format!r} cannot carry this value exactly; JSON can")
     content = [{"type": "text", "text": text}]
     explained = reading_hint(text) if hint else ""
     if explained:
@@ -109,7 +109,7 @@ def _encode(data: Any, tool: str, format: Format, hint: bool) -> dict[str, Any]:
     return {"content": content, "_meta": {ENCODING_META: _auto.detect(text)}}
 
 
-def tool_result(value: Any, *, tool: str, format: Format = "auto", hint: bool = False) -> Any:
+def tool_result(value: Any, /, *, tool: str, format: Format = "auto", hint: bool = False) -> Any:
     """:func:`encode_result` as the SDK's ``CallToolResult`` when one is installed.
 
     Tries ``mcp_types`` (``mcp`` 2.x, ``fastmcp``), then ``mcp.types`` (``mcp`` 1.x);
@@ -140,7 +140,7 @@ def _reads_back(text: str, data: Any) -> bool:
 
 
 def encode_return(
-    value: Any, *, tool: str, format: Format, hint: bool = False
+    value: Any, /, *, tool: str, format: Format, hint: bool = False
 ) -> dict[str, Any] | None:
     """The encoded result for what a tool returned, or ``None`` to leave it to the framework.
 
