@@ -10,7 +10,7 @@ import pytest
 from pydantic import BaseModel, Field
 
 from gcxwire import EncodeError, _auto
-from gcxwire.mcp import ENCODING_META, encode_result, json_value, read_result
+from gcxwire.mcp import ENCODING_META, encode_result, json_value, read_result, tool_result
 from gcxwire.mcp.result import encode_return, format_property
 
 ROWS = [{"id": i, "name": f"n{i}"} for i in range(4)]
@@ -83,3 +83,26 @@ def test_the_format_property() -> None:
         "default": "gcx",
         "description": format_property()["description"],
     }
+
+
+def test_a_plain_mcpserver_tool_returning_tool_result_sends_it_as_is() -> None:
+    import asyncio
+
+    from mcp import Client
+    from mcp.server.mcpserver import MCPServer
+
+    server = MCPServer("by-hand")
+
+    @server.tool()
+    def rows(n: int) -> types.CallToolResult:
+        result: types.CallToolResult = tool_result(ROWS[:n], tool="rows")
+        return result
+
+    async def main() -> None:
+        async with Client(server) as client:
+            [tool] = (await client.list_tools()).tools
+            result = await client.call_tool("rows", {"n": 3})
+            assert tool.output_schema is None and result.structured_content is None
+            assert len(result.content) == 1 and read_result(result) == ROWS[:3]
+
+    asyncio.run(main())
