@@ -1,5 +1,5 @@
 # ruff: noqa: E501 -- long string literals are the data itself
-"""Write the scorecard cases of gcxwire's own making (samples/cases/gcxwire/).
+"""Write the scorecard cases of gcxwire's own making (bench/cases/gcxwire/).
 
 The shapes follow real MCP tool results (GitHub, Kubernetes, SQL, logs, issue
 trackers, chat, package registries); the values are invented but realistic:
@@ -14,7 +14,7 @@ import random
 from pathlib import Path
 from typing import Any
 
-OUT = Path(__file__).resolve().parent.parent / "src" / "gcxwire" / "samples" / "cases" / "gcxwire"
+OUT = Path(__file__).resolve().parent / "cases" / "gcxwire"
 rng = random.Random(20261130)
 
 USERS = [

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -134,6 +135,29 @@ def test_scorecard_of_the_bundled_cases_reproduces_the_gortex_median() -> None:
     result = gcxwire("scorecard", "--quiet")
     assert result.returncode == 0, result.stderr
     assert "**Summary (cl100k_base):** 20/20 cases. Median token savings: −27.4%." in result.stdout
+
+
+def test_scorecard_without_the_bench_prints_a_plain_summary(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from gcxwire import cli
+
+    monkeypatch.setattr(cli, "_bench", lambda: None)  # as installed from a wheel
+    monkeypatch.chdir(tmp_path)  # no bench/cases here either: the bundled sample is measured
+    assert cli.main(["scorecard", "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert "1 cases" in out and "| auto |" in out and "bench/scorecard.py" in out
+    assert cli.main(["scorecard", str(write_cases(tmp_path / "cases"))]) == 0
+    assert "2 cases" in capsys.readouterr().out
+    assert cli.main(["scorecard", "--format", "json"]) == 2
+    assert "full report" in capsys.readouterr().err
+
+
+def test_scorecard_output_names_no_internal_targets() -> None:
+    result = gcxwire("scorecard", "--quiet")
+    assert result.returncode == 0, result.stderr
+    assert "## Targets" not in result.stdout and "(target" not in result.stdout
+    assert not re.search(r"issue \d", result.stdout, re.I)
 
 
 def test_user_errors_are_one_line_without_traceback(tmp_path: Path) -> None:

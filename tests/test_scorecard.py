@@ -8,8 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from gcxwire import scorecard, tokens
-from gcxwire.scorecard import format_delta, reference_median
+from bench import scorecard as report
+from gcxwire import _measure as scorecard
+from gcxwire import tokens
+from gcxwire._measure import format_delta, reference_median
+from gcxwire.errors import ScorecardError
 
 REPO = Path(__file__).resolve().parent.parent
 GOLDEN = REPO / "tests" / "data" / "gortex" / "golden"  # the reference encoder's output
@@ -18,7 +21,7 @@ REFERENCE_MD = REPO / "tests" / "data" / "gortex" / "scorecard.md"
 
 @pytest.fixture(scope="module")
 def gortex_card() -> scorecard.Scorecard:
-    cases = [c for c in scorecard.load_cases() if c.group == "gortex"]
+    cases = [c for c in scorecard.load_cases(report.CASES) if c.group == "gortex"]
     return scorecard.run(cases, formats=("json", "gcx-ref"))
 
 
@@ -68,7 +71,7 @@ def test_rendered_reproduction_rows_match_the_reference_scorecard(
                 found[cells[0]] = cells[1:8]
         return found
 
-    ours = rows(scorecard.render_markdown(gortex_card))
+    ours = rows(report.render_markdown(gortex_card))
     theirs = rows(REFERENCE_MD.read_text(encoding="utf-8").split("## Claude")[0])
     assert len(theirs) == 20
     assert ours == theirs
@@ -79,7 +82,7 @@ def test_committed_scorecard_comes_from_a_real_run(gortex_card: scorecard.Scorec
         return markdown.split("## Reproduction")[1].split("\n## ")[0]
 
     committed = (REPO / "bench" / "scorecard.md").read_text(encoding="utf-8")
-    assert section(committed) == section(scorecard.render_markdown(gortex_card))
+    assert section(committed) == section(report.render_markdown(gortex_card))
 
 
 @pytest.mark.parametrize(
@@ -138,15 +141,15 @@ def test_plain_tsv_yardstick_only_for_flat_tables(tmp_path: Path) -> None:
 
 
 def test_load_cases_errors(tmp_path: Path) -> None:
-    with pytest.raises(scorecard.ScorecardError, match="not a directory"):
+    with pytest.raises(ScorecardError, match="not a directory"):
         scorecard.load_cases(tmp_path / "missing")
-    with pytest.raises(scorecard.ScorecardError, match="no \\*.json"):
+    with pytest.raises(ScorecardError, match="no \\*.json"):
         scorecard.load_cases(tmp_path)
     (tmp_path / "x.json").write_text('{"tool": "t"}')
-    with pytest.raises(scorecard.ScorecardError, match='"input"'):
+    with pytest.raises(ScorecardError, match='"input"'):
         scorecard.load_cases(tmp_path)
     (tmp_path / "x.json").write_text("{")
-    with pytest.raises(scorecard.ScorecardError, match="cannot read"):
+    with pytest.raises(ScorecardError, match="cannot read"):
         scorecard.load_cases(tmp_path)
 
 
@@ -164,7 +167,7 @@ def test_groups_and_summaries(tmp_path: Path) -> None:
     assert card.summary("auto").worse == 0
     assert card.summary("gcx", "one").median_tokens == pytest.approx(rows_result.savings("gcx"))
 
-    doc = json.loads(scorecard.render_json(card))
+    doc = json.loads(report.render_json(card))
     assert [c["id"] for c in doc["cases"]] == ["one/rows", "two/single"]
     assert doc["cases"][0]["results"]["gcx"]["tokens"] == rows_result.measures["gcx"].tokens
     assert doc["summary"]["all"]["auto"]["worse"] == 0
@@ -178,8 +181,8 @@ def test_shape_totals_sum_tokens_by_shape_and_render(tmp_path: Path) -> None:
     write_case(tmp_path / "real", "c", {"id": 1, "name": "x"}, shape="single-object")
     write_case(tmp_path / "other", "d", rows)  # no shape: no shape table for its group
     card = scorecard.run(scorecard.load_cases(tmp_path), formats=("json", "gcx", "auto"))
-    assert scorecard.shape_totals(card, "other") == []
-    flat, single, every = scorecard.shape_totals(card, "real")
+    assert report.shape_totals(card, "other") == []
+    flat, single, every = report.shape_totals(card, "real")
     assert (flat.shape, single.shape, every.shape) == ("flat", "single-object", "")
     by_name = {r.case.name: r.measures for r in card.results}
     assert flat.compact == by_name["a"]["json"].tokens + by_name["b"]["json"].tokens
@@ -187,7 +190,7 @@ def test_shape_totals_sum_tokens_by_shape_and_render(tmp_path: Path) -> None:
     assert every.cases == 3 and every.auto == flat.auto + single.auto
     assert flat.pretty == sum(tokens.count(json.dumps(v, indent=2)) for v in (rows, rows[:4]))
     assert every.exact == 3 and every.worse == 0
-    text = scorecard.render_markdown(card)
+    text = report.render_markdown(card)
     assert "### real by shape: auto against JSON, totals of tokens" in text
     assert "### other by shape" not in text
     assert f"| flat | 2 | {flat.compact} | {flat.pretty} | {flat.auto} |" in text
@@ -196,7 +199,7 @@ def test_shape_totals_sum_tokens_by_shape_and_render(tmp_path: Path) -> None:
 def test_progress_bar_appears_only_after_a_second() -> None:
     now = [0.0]
     out = io.StringIO()
-    bar = scorecard.Progress(4, out, clock=lambda: now[0])
+    bar = report.Progress(4, out, clock=lambda: now[0])
     bar.step(1, "a")
     assert out.getvalue() == ""
     now[0] = 1.5
@@ -213,10 +216,10 @@ def test_plot_writes_a_png(tmp_path: Path) -> None:
     try:
         import matplotlib  # noqa: F401
     except ImportError:
-        with pytest.raises(scorecard.ScorecardError, match=r"gcxwire\[plot\]"):
-            scorecard.plot(card, target)
+        with pytest.raises(ScorecardError, match="pip install matplotlib"):
+            report.plot(card, target)
         return
-    scorecard.plot(card, target)
+    report.plot(card, target)
     assert target.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
@@ -228,6 +231,6 @@ def test_toon_column_is_left_out_cleanly_without_toon_format(
     write_case(tmp_path, "rows", [{"id": i} for i in range(3)])
     card = scorecard.run(scorecard.load_cases(tmp_path))
     assert "toon" not in card.formats and card.meta["toon_format"] is None
-    markdown = scorecard.render_markdown(card)
+    markdown = report.render_markdown(card)
     assert "`toon-format` is not installed" in markdown
     assert "TOON" not in markdown.split("## Summary")[1]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import importlib.util
 import json
 import sys
 from collections.abc import Sequence
@@ -15,7 +16,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, TextIO
 
-from . import _auto, scorecard
+from . import _auto, _measure
 from ._version import __version__
 from .errors import DecodeError, GcxwireError
 
@@ -29,7 +30,7 @@ examples:
   gcxwire decode payload.gcx                  back to JSON, whatever the format
   gcxwire check results.json more.json        round-trip every format, exit 1 on a mismatch
   gcxwire stats results.json                  bytes and tokens per format
-  gcxwire scorecard > scorecard.md            the token scorecard of the bundled cases
+  gcxwire scorecard > scorecard.md            the token scorecard of bench/cases
   gcxwire proxy -- npx -y @modelcontextprotocol/server-memory
 """
 
@@ -117,30 +118,73 @@ def _cmd_check(args: argparse.Namespace, out: TextIO) -> int:
 def _cmd_stats(args: argparse.Namespace, out: TextIO) -> int:
     text = _read(args.file)
     _load_json(text, args.file)  # a clear error before measuring
-    case = scorecard.Case("", Path(args.file).stem, _tool_name(args, args.file), "", text)
-    available = scorecard.available_formats()
-    result = scorecard.measure_case(case, [f for f in STATS_FORMATS if f in available])
+    case = _measure.Case("", Path(args.file).stem, _tool_name(args, args.file), "", text)
+    available = _measure.available_formats()
+    result = _measure.measure_case(case, [f for f in STATS_FORMATS if f in available])
     out.write(f"{args.file} (tool={case.tool}, tokens: cl100k_base)\n\n")
     out.write("| format | bytes | tokens | Δ tokens | round trip |\n|---|--:|--:|--:|:-:|\n")
     for fmt, measure in result.measures.items():
         if measure.text is None:
-            out.write(f"| {scorecard.LABELS[fmt]} | — | — | — | cannot encode |\n")
+            out.write(f"| {_measure.LABELS[fmt]} | — | — | — | cannot encode |\n")
             continue
-        delta = "" if fmt == "json" else scorecard.format_delta(result.savings(fmt))
-        mark = scorecard.ROUNDTRIP_MARKS[measure.roundtrip]
+        delta = "" if fmt == "json" else _measure.format_delta(result.savings(fmt))
+        mark = _measure.ROUNDTRIP_MARKS[measure.roundtrip]
         out.write(
-            f"| {scorecard.LABELS[fmt]} | {measure.bytes} | {measure.tokens} | {delta} | {mark} |\n"
+            f"| {_measure.LABELS[fmt]} | {measure.bytes} | {measure.tokens} | {delta} | {mark} |\n"
         )
     return 0
 
 
+def _bench() -> Path | None:
+    """``bench/`` of the checkout gcxwire runs from (an editable install), if there is one."""
+    bench = Path(__file__).resolve().parents[2] / "bench"
+    return bench if (bench / "scorecard.py").is_file() else None
+
+
 def _cmd_scorecard(args: argparse.Namespace, out: TextIO) -> int:
-    cases = scorecard.load_cases(args.cases_dir)
-    card = scorecard.run(cases, progress=None if args.quiet else scorecard.progress_stream())
-    render = scorecard.render_json if args.format == "json" else scorecard.render_markdown
-    out.write(render(card))
-    if args.plot:
-        scorecard.plot(card, args.plot)
+    bench = _bench()
+    if bench is None:
+        return _plain_scorecard(args, out)
+    # The full report lives with the cases in the checkout, outside the package.
+    spec = importlib.util.spec_from_file_location("gcxwire_bench_scorecard", bench / "scorecard.py")
+    assert spec is not None and spec.loader is not None
+    report = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = report  # dataclasses look their module up while it loads
+    spec.loader.exec_module(report)
+    argv = [args.cases_dir or str(bench / "cases"), "--format", args.format]
+    argv += ["--plot", args.plot] if args.plot else []
+    argv += ["--quiet"] if args.quiet else []
+    status: int = report.main(argv, out)
+    return status
+
+
+def _plain_scorecard(args: argparse.Namespace, out: TextIO) -> int:
+    """Median token change and round trips per format, for an install without the bench."""
+    if args.format != "md" or args.plot:
+        raise UserError("--format json and --plot need the full report: bench/scorecard.py")
+    if args.cases_dir:
+        cases = _measure.load_cases(args.cases_dir)
+    elif Path("bench", "cases").is_dir():
+        cases = _measure.load_cases(Path("bench", "cases"))
+    else:
+        sample = resources.files("gcxwire") / "samples" / "search_results.json"
+        cases = [_measure.Case("sample", "search_results", "search", "", sample.read_text("utf-8"))]
+    card = _measure.run(cases)
+    out.write(f"gcxwire {__version__}: {len(cases)} cases, tokens: cl100k_base\n\n")
+    out.write("| format | median Δ tokens | more tokens than JSON | exact round trips |\n")
+    out.write("|---|--:|--:|--:|\n")
+    for fmt in card.formats:
+        if fmt in ("json", "tsv"):
+            continue
+        summary = card.summary(fmt)
+        median = _measure.format_delta(summary.median_tokens)
+        out.write(
+            f"| {_measure.LABELS[fmt]} | {median} | {summary.worse} | "
+            f"{summary.exact}/{summary.encoded} |\n"
+        )
+    out.write(
+        "\nThe full report (per group, per case, plots): bench/scorecard.py in the repository\n"
+    )
     return 0
 
 
@@ -204,10 +248,13 @@ def _parser() -> argparse.ArgumentParser:
     card = command(
         "scorecard",
         "measure every case in every format: bytes, tokens, gzip, round trip",
-        "gcxwire scorecard bench/cases --format md --plot savings.png > scorecard.md",
+        "gcxwire scorecard bench/cases --format json > scorecard.json",
     )
     card.add_argument(
-        "cases_dir", nargs="?", metavar="CASES_DIR", help="folder of case files (default: bundled)"
+        "cases_dir",
+        nargs="?",
+        metavar="CASES_DIR",
+        help="folder of case files (default: bench/cases)",
     )
     card.add_argument("--format", choices=("md", "json"), default="md", help="default: md")
     card.add_argument("--plot", metavar="FILE.png", help="also draw savings per case (matplotlib)")

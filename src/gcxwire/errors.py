@@ -17,6 +17,7 @@ __all__ = [
     "ConfigError",
     "GatewayConfigError",
     "PresetError",
+    "ScorecardError",
 ]
 
 
@@ -100,3 +101,7 @@ class GatewayConfigError(ConfigError):
 
 class PresetError(ConfigError):
     """A field-filter or DCP schema file given to the proxy is unreadable or malformed."""
+
+
+class ScorecardError(GcxwireError):
+    """A scorecard case folder or case file is missing or malformed."""
