@@ -8,6 +8,7 @@ Without either, a missing Cython or a failed compile falls back to pure Python.
 
 import os
 import platform
+from pathlib import Path
 
 from setuptools import setup
 
@@ -27,8 +28,16 @@ def _extensions():
             raise
         print("*** gcxwire: Cython not found, pure Python build ***")
         return []
+    # The .pyx is a shell over .pxi parts and two C headers: a change to any
+    # of them rebuilds the extension.
+    parts = sorted(str(p) for p in Path("src/gcxwire").glob("_*.pxi"))
+    headers = sorted(str(p) for p in Path("src/gcxwire").glob("_gcx_*.h"))
     exts = cythonize(
-        [Extension("gcxwire._speedups", ["src/gcxwire/_speedups.pyx"])],
+        [
+            Extension(
+                "gcxwire._speedups", ["src/gcxwire/_speedups.pyx"], depends=parts + headers
+            )
+        ],
         compiler_directives={"language_level": "3", "embedsignature": True},
     )
     # cythonize() returns fresh Extension objects with optional=False, whatever

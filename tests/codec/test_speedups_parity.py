@@ -574,3 +574,46 @@ def test_object_members_fast_path_writes_what_the_general_path_writes(value: Any
     fast = encoded()
     with mock.patch.object(_gcx_encode, "_uniform_section", lambda rows, path: None):
         assert encoded() == fast
+
+
+class _NestingKey(str):
+    """A row key whose comparison encodes another table: a call inside a call."""
+
+    module: Any = _speedups_py
+    __hash__ = str.__hash__
+
+    def __eq__(self, other: object) -> bool:
+        inner = [{"x": "inner" * 50} for _ in range(40)]
+        assert self.module.encode_table(inner, ["x"], [("x",)], None, "", None)[0].count("\n") == 39
+        return str.__eq__(self, other)
+
+
+def test_encode_table_inside_encode_table_keeps_both_texts(twin: str) -> None:
+    # The extension keeps one spare byte buffer between calls; a call made
+    # while another is writing (here from a key's __eq__) must get its own.
+    module = _speedups if twin == "c" else _speedups_py
+    _NestingKey.module = module
+    rows = [{_NestingKey("k"): f"outer {i}"} for i in range(30)]
+    text = module.encode_table(rows, ["k"], [("k",)], None, "", ("k",))
+    assert text == (("\n".join(f"outer {i}" for i in range(30))), False, frozenset())
+
+
+def test_encode_table_from_threads_each_gets_its_own_text() -> None:
+    import threading
+
+    results: dict[int, list[str]] = {}
+
+    def work(t: int) -> None:
+        rows = [{"a": f"thread {t} row {i} " * 20} for i in range(200)]
+        want = "\n".join(r["a"] for r in rows)
+        got = results.setdefault(t, [])
+        for _ in range(20):
+            text, _, _ = _impl.encode_table(rows, ["a"], [("a",)], None, "", None)
+            got.append("ok" if text == want else "mixed")
+
+    threads = [threading.Thread(target=work, args=(t,)) for t in range(4)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    assert {t: set(v) for t, v in results.items()} == {t: {"ok"} for t in range(4)}

@@ -1,0 +1,221 @@
+# ---------------------------------------------------------------- byte buffers
+
+
+cdef struct _Buf:
+    Py_UCS1 *data
+    Py_ssize_t len
+    Py_ssize_t cap
+    bint wide  # a byte above 127 was written: the text is Latin-1, not ASCII
+
+
+cdef int _reserve(_Buf *b, Py_ssize_t extra) except -1:
+    cdef Py_ssize_t cap = b.cap * 2
+    cdef Py_UCS1 *p
+    if b.len + extra <= b.cap:
+        return 0
+    if cap < b.len + extra:
+        cap = b.len + extra
+    p = <Py_UCS1 *>PyMem_Realloc(b.data, cap)
+    if p == NULL:
+        raise MemoryError()
+    b.data = p
+    b.cap = cap
+    return 0
+
+
+cdef inline int _put(_Buf *b, const void *src, Py_ssize_t n) except -1:
+    _reserve(b, n)
+    memcpy(b.data + b.len, src, n)
+    b.len += n
+    return 0
+
+
+cdef inline int _put_byte(_Buf *b, Py_UCS1 c) except -1:
+    _reserve(b, 1)
+    b.data[b.len] = c
+    b.len += 1
+    return 0
+
+
+cdef extern from "_gcx_escape.h":
+    Py_ssize_t gcx_escape_into(Py_UCS1 *dst, const Py_UCS1 *src, Py_ssize_t n, int room_before)
+
+
+cdef inline int _put_escaped(_Buf *b, const Py_UCS1 *src, Py_ssize_t n, int room) except -1:
+    # room: 16 bytes before src + n are readable even when n < 16.
+    _reserve(b, 2 * n)
+    b.len += gcx_escape_into(b.data + b.len, src, n, room)
+    return 0
+
+
+cdef int _put_int(_Buf *b, long long v) except -1:
+    cdef char tmp[24]
+    cdef int i = 24
+    # Negate in unsigned arithmetic: -v overflows for the most negative long long.
+    cdef unsigned long long u = <unsigned long long>v
+    if v < 0:
+        u = (<unsigned long long>0) - u
+    while True:
+        i -= 1
+        tmp[i] = <char>(_ZERO + u % 10)
+        u //= 10
+        if u == 0:
+            break
+    if v < 0:
+        i -= 1
+        tmp[i] = _MINUS
+    return _put(b, tmp + i, 24 - i)
+
+
+cdef bint _put_text(_Buf *b, str s) except -1:
+    # A str already in cell form (an escaped literal); False if it is not 1-byte text.
+    if PyUnicode_KIND(s) != PyUnicode_1BYTE_KIND:
+        return False
+    if not PyUnicode_IS_ASCII(s):
+        b.wide = True
+    _put(b, PyUnicode_DATA(s), len(s))
+    return True
+
+
+# A compact str's header (at least PyASCIIObject) comes right before its data.
+cdef int _ROOM = sizeof(PyASCIIObject) >= 16
+
+
+cdef bint _put_str_cell(_Buf *b, PyObject *s) except -1:
+    # What _format_str writes, straight into the buffer; False if s is not 1-byte text.
+    # The guards look at the raw text: one holding a backslash, TAB or LF is
+    # never a number or a literal, escaped or not.
+    cdef Py_ssize_t n = _ulen(s)
+    cdef const Py_UCS1 *d
+    cdef Py_UCS1 c
+    if n == 0:
+        _put(b, b'""', 2)
+        return True
+    if _ukind(s) != PyUnicode_1BYTE_KIND:
+        return False
+    if not _uascii(s):
+        b.wide = True
+    d = <const Py_UCS1 *>_udata(s)
+    c = d[0]
+    if c == _QUOTE or c == _LBRACKET or c == _LBRACE:  # " [ {
+        _put_byte(b, _BACKSLASH)
+    elif (c == _MINUS or _digit(c)) and _is_number(PyUnicode_1BYTE_KIND, <void *>d, 0, n):
+        _put_byte(b, _BACKSLASH)
+    elif n == 4 and memcmp(d, b"true", 4) == 0:
+        _put(b, b"t\\rue", 5)  # never escape a t or an n: \t and \n are escapes
+        return True
+    elif n == 5 and memcmp(d, b"false", 5) == 0:
+        _put(b, b"\\false", 6)
+        return True
+    elif n == 4 and memcmp(d, b"null", 4) == 0:
+        _put(b, b"n\\ull", 5)
+        return True
+    _put_escaped(b, d, n, _ROOM and _ucompact(s))  # a compact str's data follows its header
+    return True
+
+
+# JSON cells of plain values (exact dicts with str keys, lists, 1-byte strings,
+# 64-bit ints, booleans, null) are written straight into the buffer as orjson
+# would write them, already escaped for the cell (each JSON backslash doubled).
+# Anything else (floats, big ints, wider text, deep nesting) goes to orjson.
+cdef int _JSON_DEPTH = 32
+cdef const char *_HEX = b"0123456789abcdef"
+cdef const char *_SHORT = b"btn?fr"  # JSON's short escapes of bytes 8 (\b) to 13 (\r)
+
+
+cdef bint _put_json_str(_Buf *b, PyObject *s) except -1:
+    cdef Py_ssize_t n = _ulen(s), i
+    cdef const Py_UCS1 *d
+    cdef Py_UCS1 *o
+    cdef Py_UCS1 u
+    if _ukind(s) != PyUnicode_1BYTE_KIND:
+        return False
+    if not _uascii(s):
+        b.wide = True
+    d = <const Py_UCS1 *>_udata(s)
+    _reserve(b, 7 * n + 2)  # a control character takes 7 bytes: \\u001f
+    o = b.data + b.len
+    o[0] = _QUOTE
+    o += 1
+    for i in range(n):
+        u = d[i]
+        if u >= _SPACE and u != _QUOTE and u != _BACKSLASH:
+            o[0] = u
+            o += 1
+            continue
+        o[0] = _BACKSLASH  # JSON's backslash, doubled for the cell
+        o[1] = _BACKSLASH
+        o += 2
+        if u == _QUOTE:  # \" in JSON
+            o[0] = _QUOTE
+            o += 1
+        elif u == _BACKSLASH:  # \\ in JSON: two backslashes, each doubled
+            o[0] = _BACKSLASH
+            o[1] = _BACKSLASH
+            o += 2
+        elif u == _BACKSPACE or u == _TAB or u == _LF or u == _FORMFEED or u == _CR:
+            o[0] = _SHORT[u - _BACKSPACE]
+            o += 1
+        else:
+            o[0] = _LOWER_U  # u00XX
+            o[1] = _ZERO
+            o[2] = _ZERO
+            o[3] = _HEX[u >> 4]
+            o[4] = _HEX[u & 15]
+            o += 5
+    o[0] = _QUOTE
+    b.len = o + 1 - b.data
+    return True
+
+
+cdef bint _put_json(_Buf *b, PyObject *v, int depth) except -1:
+    # False (the buffer left dirty) when v is not plain: the caller rolls back.
+    cdef PyTypeObject *t = _type_of(v)
+    cdef Py_ssize_t pos = 0, i
+    cdef PyObject *k
+    cdef PyObject *item
+    cdef int overflow = 0
+    cdef long long x
+    cdef bint first = True
+    if t == &_STR:
+        return _put_json_str(b, v)
+    if v == _NONE:
+        _put(b, b"null", 4)
+    elif v == _TRUE:
+        _put(b, b"true", 4)
+    elif v == _FALSE:
+        _put(b, b"false", 5)
+    elif t == &_INT:
+        x = _as_long_long(v, &overflow)
+        if overflow:
+            return False
+        _put_int(b, x)
+    elif depth >= _JSON_DEPTH:
+        return False
+    elif t == &_DICT:  # no Python code runs here, so borrowed members stay valid
+        _put_byte(b, _LBRACE)
+        while _dict_next(v, &pos, &k, &item):
+            if _type_of(k) != &_STR:
+                return False
+            if not first:
+                _put_byte(b, _COMMA)
+            first = False
+            if not _put_json_str(b, k):
+                return False
+            _put_byte(b, _COLON)
+            if not _put_json(b, item, depth + 1):
+                return False
+        _put_byte(b, _RBRACE)
+    elif t == &_LIST:
+        _put_byte(b, _LBRACKET)
+        i = 0
+        while i < _list_size(v):
+            if i:
+                _put_byte(b, _COMMA)
+            if not _put_json(b, _list_item(v, i), depth + 1):
+                return False
+            i += 1
+        _put_byte(b, _RBRACKET)
+    else:
+        return False
+    return True

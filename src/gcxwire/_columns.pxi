@@ -1,0 +1,333 @@
+# --------------------------------------------------------- reading rows by path
+
+
+cdef inline int _raise_if_set() except -1:
+    # After a NULL from a C-API lookup: propagate its error, if it set one.
+    return -1 if _err_occurred() != NULL else 0
+
+
+cdef int _same_key(PyObject *a, PyObject *b) except -1:
+    return 1 if <object>a == <object>b else 0
+
+
+cdef class _Columns:
+    # A table's column paths compiled for reading rows. Each distinct path
+    # prefix is a group (the row itself is group 0; groups come after their
+    # parent) whose member keys take consecutive slots; a row is read by
+    # walking each group's dict once (see gather). Slots own their values.
+    cdef Py_ssize_t ncols, ngroups, nslots
+    cdef list members  # per group: its member keys (keeps the key objects alive)
+    cdef Py_ssize_t *col_slot  # per column: the slot it reads, -1 for a held column
+    cdef Py_ssize_t *g_parent  # per group: the slot holding its dict (-1: the row)
+    cdef Py_ssize_t *g_first  # per group: its first slot
+    cdef Py_ssize_t *g_count  # per group: its number of members
+    cdef PyObject **keys  # per slot: its member key (borrowed from members)
+    cdef PyObject **slots  # per slot: the current row's value (owned), or NULL if absent
+    cdef tuple row_keys  # when not None: the keys every row must hold, in this order
+
+    def __cinit__(self):
+        self.ncols = self.ngroups = self.nslots = 0
+        self.col_slot = self.g_parent = self.g_first = self.g_count = NULL
+        self.keys = self.slots = NULL
+        self.row_keys = None
+
+    def __dealloc__(self):
+        self.release()
+        PyMem_Free(self.col_slot)
+        PyMem_Free(self.g_parent)
+        PyMem_Free(self.g_first)
+        PyMem_Free(self.g_count)
+        PyMem_Free(self.keys)
+        PyMem_Free(self.slots)
+
+    cdef int build(self, paths) except -1:
+        cdef dict prefixes = None
+        cdef list members = [[]], parents = [None], ms
+        cdef list columns = list(paths)  # a list of our own: nothing can resize it meanwhile
+        cdef Py_ssize_t g, d, s, c, at, last, total, ncols = len(columns)
+        cdef tuple p
+        # Per column its group and member index, then its slot (in col_slot).
+        cdef Py_ssize_t *col_group = <Py_ssize_t *>PyMem_Malloc((ncols + 1) * sizeof(Py_ssize_t))
+        self.col_slot = <Py_ssize_t *>PyMem_Malloc((ncols + 1) * sizeof(Py_ssize_t))
+        if col_group == NULL or self.col_slot == NULL:
+            PyMem_Free(col_group)
+            raise MemoryError()
+        try:
+            for c in range(ncols):
+                path = columns[c]
+                if path is None:
+                    col_group[c] = -1
+                    continue
+                p = path if type(path) is tuple else tuple(path)
+                if not p:
+                    raise ValueError("A column path needs at least one key")
+                g = 0
+                last = len(p) - 1
+                for d in range(last + 1):
+                    key = p[d]
+                    hash(key)  # an unhashable key fails here, before any row is read
+                    ms = <list>members[g]
+                    if key in ms:
+                        at = ms.index(key)
+                    else:
+                        at = len(ms)
+                        ms.append(key)
+                    if d == last:
+                        col_group[c] = g
+                        self.col_slot[c] = at
+                        break
+                    if prefixes is None:
+                        prefixes = {}
+                    sub = prefixes.get(p[: d + 1])
+                    if sub is None:
+                        sub = prefixes[p[: d + 1]] = len(members)
+                        members.append([])
+                        parents.append((g, at))
+                    g = sub
+            self.members = members
+            self.ncols = ncols
+            self.ngroups = len(members)
+            total = 0
+            for ms in members:
+                total += len(ms)
+            self.g_parent = <Py_ssize_t *>PyMem_Malloc(self.ngroups * sizeof(Py_ssize_t))
+            self.g_first = <Py_ssize_t *>PyMem_Malloc(self.ngroups * sizeof(Py_ssize_t))
+            self.g_count = <Py_ssize_t *>PyMem_Malloc(self.ngroups * sizeof(Py_ssize_t))
+            self.keys = <PyObject **>PyMem_Malloc((total + 1) * sizeof(PyObject *))
+            self.slots = <PyObject **>PyMem_Malloc((total + 1) * sizeof(PyObject *))
+            if (
+                self.g_parent == NULL or self.g_first == NULL or self.g_count == NULL
+                or self.keys == NULL or self.slots == NULL
+            ):
+                raise MemoryError()
+            s = 0
+            for g in range(self.ngroups):
+                ms = <list>members[g]
+                self.g_first[g] = s
+                self.g_count[g] = len(ms)
+                for key in ms:
+                    self.keys[s] = <PyObject *>key
+                    self.slots[s] = NULL
+                    s += 1
+                if g == 0:
+                    self.g_parent[g] = -1
+                else:
+                    pg, at = parents[g]
+                    self.g_parent[g] = self.g_first[<Py_ssize_t>pg] + at
+            for c in range(ncols):
+                g = col_group[c]
+                self.col_slot[c] = -1 if g < 0 else self.g_first[g] + self.col_slot[c]
+            self.nslots = total  # only now may release() walk the slots
+        finally:
+            PyMem_Free(col_group)
+        return 0
+
+    cdef int gather(self, object row, Py_ssize_t index) except -1:
+        # Every slot's value in this row (the slots must be released); 1 when
+        # the row's keys are not row_keys. A group's dict whose keys come in
+        # the expected order is read by one walk with pointer compares (keys of
+        # rows built alike are the same objects); members not met that way are
+        # looked up.
+        cdef Py_ssize_t g, j, n, first, pos, e, m
+        cdef PyObject *d
+        cdef PyObject *k
+        cdef PyObject *v
+        cdef PyObject **want
+        for g in range(self.ngroups):
+            if g == 0:
+                d = <PyObject *>row
+            else:
+                d = self.slots[self.g_parent[g]]
+                if d == NULL:
+                    continue  # an absent object: its members are absent too
+                if not _is_dict(d):
+                    raise TypeError(f"Row {index} holds a non-object where a column path goes on")
+            first = self.g_first[g]
+            n = self.g_count[g]
+            pos = 0
+            j = 0
+            if g == 0 and self.row_keys is not None:  # the same walk checks the row's keys
+                want = _tuple_items(<PyObject *>self.row_keys)
+                m = len(self.row_keys)
+                if _dict_size(d) != m:
+                    return 1
+                e = 0
+                while _dict_next(d, &pos, &k, &v):
+                    if e >= m or (k != want[e] and not _same_key(k, want[e])):
+                        return 1
+                    e += 1
+                    if j < n and k == self.keys[first + j]:
+                        _incref(v)
+                        self.slots[first + j] = v
+                        j += 1
+                if e != m:
+                    return 1
+            else:
+                # Keys beside the expected ones are passed over: a dict holds a
+                # key once, so one met by identity cannot be missed among them.
+                while j < n and _dict_next(d, &pos, &k, &v):
+                    if k == self.keys[first + j]:
+                        _incref(v)
+                        self.slots[first + j] = v
+                        j += 1
+            while j < n:
+                v = _dict_get(d, self.keys[first + j])
+                if v == NULL:
+                    if _err_occurred() != NULL:
+                        return -1
+                else:
+                    _incref(v)
+                self.slots[first + j] = v
+                j += 1
+        return 0
+
+    cdef int keys_differ(self, object row) except -1:
+        # 1 when the row's keys are not row_keys (in order), else 0.
+        cdef Py_ssize_t pos = 0, e = 0, m = len(self.row_keys)
+        cdef PyObject *k
+        cdef PyObject *v
+        cdef PyObject **want = _tuple_items(<PyObject *>self.row_keys)
+        if _dict_size(<PyObject *>row) != m:
+            return 1
+        while _dict_next(<PyObject *>row, &pos, &k, &v):
+            if e >= m or (k != want[e] and not _same_key(k, want[e])):
+                return 1
+            e += 1
+        return 0 if e == m else 1
+
+    cdef void release(self):
+        cdef Py_ssize_t s
+        cdef PyObject *v
+        if self.slots == NULL:
+            return
+        for s in range(self.nslots):
+            v = self.slots[s]
+            self.slots[s] = NULL
+            _xdecref(v)
+
+    cdef list values(self):
+        # The current row as encode_row's value list (_ABSENT, _HELD).
+        cdef list out = []
+        cdef Py_ssize_t c, s
+        for c in range(self.ncols):
+            s = self.col_slot[c]
+            if s < 0:
+                out.append(_HELD)
+            elif self.slots[s] == NULL:
+                out.append(_ABSENT)
+            else:
+                out.append(<object>self.slots[s])
+        return out
+
+
+def shared_keys(rows, /):
+    """The keys every row has, in the same order, when all rows are dicts with str keys.
+
+    None otherwise (also for no rows): the caller then merges key orders itself.
+    """
+    cdef tuple first = None
+    cdef Py_ssize_t n = 0, i, pos
+    cdef PyObject *k
+    cdef PyObject *v
+    cdef PyObject **ref
+    for row in rows:
+        if type(row) is not dict:
+            return None
+        if first is None:
+            first = tuple(<dict>row)
+            for key in first:
+                if type(key) is not str:
+                    return None
+            n = len(first)
+            continue
+        if len(<dict>row) != n:
+            return None
+        # Keys of rows built alike are the same objects: compare pointers, and
+        # only unequal pointers by value.
+        ref = _tuple_items(<PyObject *>first)
+        pos = 0
+        i = 0
+        while _dict_next(<PyObject *>row, &pos, &k, &v):
+            # i < n: a key's __eq__ could grow the dict while it is walked
+            if i >= n or (k != ref[i] and not (<object>k == <object>ref[i])):
+                return None
+            i += 1
+    return first
+
+
+def dict_column(rows, name, /):
+    """``[row[name] for row in rows]`` when every row is a dict holding an exact dict there.
+
+    None otherwise (also when a row is not a dict).
+    """
+    cdef list out = []
+    for row in rows:
+        value = _member(row, name)
+        if type(value) is not dict:  # also _ABSENT: a missing member or a row not a dict
+            return None
+        out.append(value)
+    return out
+
+
+cdef object _member(object row, object key):
+    # row[key], or _ABSENT when the key is missing or row is not a dict.
+    cdef PyObject *v
+    if type(row) is dict:  # no method call
+        v = _dict_get(<PyObject *>row, <PyObject *>key)
+        if v == NULL:
+            _raise_if_set()
+            return _ABSENT
+        return <object>v
+    if isinstance(row, dict):
+        return row.get(key, _ABSENT)
+    return _ABSENT
+
+
+cdef object _walk(object row, tuple path):
+    # The value at path, or _ABSENT when a member is missing or a non-object is met.
+    for key in path:
+        row = _member(row, key)
+        if row is _ABSENT:
+            return _ABSENT
+    return row
+
+
+def constant_columns(rows, paths, /):
+    """The columns that hold one scalar in every row: column index -> that value.
+
+    A scalar is an exact str, int, float, bool or None; the same means the same
+    type and an equal value (a float also of the same sign: 0.0 and -0.0 differ).
+    A path that meets a non-object or a missing member is not constant.
+    """
+    cdef dict found = {}
+    cdef Py_ssize_t k = 0, i, n = len(rows)
+    cdef double a = 0, f
+    cdef bint same
+    if not rows:
+        return found
+    first = rows[0]
+    for path in paths:
+        p = tuple(path)
+        value = _walk(first, p)
+        kind = type(value)
+        if not (kind is str or kind is int or kind is float or kind is bool or value is None):
+            k += 1
+            continue
+        same = True
+        if kind is float:
+            a = value
+        for i in range(1, n):  # a varying column stops at its first difference
+            other = _walk(rows[i], p)
+            if type(other) is not kind:
+                same = False
+            elif kind is float:
+                f = other
+                same = f == a and math.copysign(1.0, f) == math.copysign(1.0, a)
+            else:
+                same = other is value or other == value
+            if not same:
+                break
+        if same:
+            found[k] = value
+        k += 1
+    return found

@@ -1,0 +1,98 @@
+def decode_rows(
+    str text, Py_ssize_t start, fields, bint typed, bint empty_null, frozenset floats,
+    Py_ssize_t max_line, Py_ssize_t max_brackets, /,
+):
+    """Read the row and comment lines of a section from ``text[start:]``.
+
+    Returns ``(rows, comments, stop)``: ``stop`` is where reading stopped, at the
+    start of a line it leaves to the caller (a ``GCX1`` header, a line longer than
+    ``max_line``, or, typed, one holding more than ``max_brackets`` of ``[`` and
+    ``{``) or at ``len(text)``. A CR before LF is dropped, blank lines are skipped,
+    comment text is kept without its ``#``. Row errors are DecodeErrors whose
+    ``pos`` is an offset into ``text``.
+    """
+    cdef list rows = [], comments = []
+    cdef tuple fs = tuple(fields)
+    cdef Py_ssize_t n = len(text), pos = start, end, stop, i, brackets
+    cdef int kind = PyUnicode_KIND(text)
+    cdef void *data = PyUnicode_DATA(text)
+    cdef const char *p
+    cdef Py_UCS4 c
+    cdef Py_ssize_t *ends = _cell_ends(len(fs))
+    try:
+        while pos < n:
+            if kind == PyUnicode_1BYTE_KIND:
+                p = <const char *>memchr(<const char *>data + pos, _LF, n - pos)
+                end = n if p == NULL else p - <const char *>data
+            else:
+                end = PyUnicode_FindChar(text, _LF, pos, n, 1)
+                if end < 0:
+                    end = n
+            stop = end
+            if stop > pos and PyUnicode_READ(kind, data, stop - 1) == _CR:
+                stop -= 1  # CRLF input, as Go's line reader takes it
+            if stop > pos:
+                if stop - pos > max_line:
+                    return rows, comments, pos
+                c = PyUnicode_READ(kind, data, pos)
+                if (
+                    c == _UPPER_G and stop - pos >= 4
+                    and PyUnicode_READ(kind, data, pos + 1) == _UPPER_C
+                    and PyUnicode_READ(kind, data, pos + 2) == _UPPER_X
+                    and PyUnicode_READ(kind, data, pos + 3) == _ONE
+                ):  # GCX1
+                    return rows, comments, pos
+                if c == _HASH:  # #
+                    comments.append(PyUnicode_Substring(text, pos + 1, stop))
+                else:
+                    if typed and stop - pos > max_brackets:  # a shorter line cannot hold more
+                        brackets = 0
+                        if kind == PyUnicode_1BYTE_KIND:
+                            brackets = _count_byte(<Py_UCS1 *>data + pos, stop - pos, _LBRACKET)
+                            brackets += _count_byte(<Py_UCS1 *>data + pos, stop - pos, _LBRACE)
+                        else:
+                            for i in range(pos, stop):
+                                c = PyUnicode_READ(kind, data, i)
+                                if c == _LBRACKET or c == _LBRACE:
+                                    brackets += 1
+                        if brackets > max_brackets:
+                            return rows, comments, pos
+                    rows.append(
+                        _read_row(
+                            text, kind, data, pos, stop, fs, typed, empty_null, floats, pos, ends
+                        )
+                    )
+            pos = end + 1
+        return rows, comments, n
+    finally:
+        PyMem_Free(ends)
+
+
+def nest_rows(rows, plan, /):
+    """Rebuild nested objects from flat rows; ``plan`` holds (field, group chain, member key).
+
+    Raises DecodeError (no position) when a field's value stands where a group goes.
+    """
+    cdef list out = []
+    cdef list steps = [(name, tuple(chain), key) for name, chain, key in plan]
+    cdef dict nested, target, flat
+    cdef tuple step, chain
+    for row in rows:
+        flat = <dict?>row
+        nested = {}
+        for step in steps:
+            name = step[0]
+            chain = <tuple>step[1]
+            target = nested
+            for part in chain:
+                inner = target.get(part)
+                if inner is None:
+                    inner = target[part] = {}
+                elif type(inner) is not dict:
+                    raise DecodeError(f"Field {name!r} collides with member {part!r}")
+                target = <dict>inner
+            value = flat.get(name, _ABSENT)
+            if value is not _ABSENT:
+                target[step[2]] = value
+        out.append(nested)
+    return out

@@ -1,0 +1,414 @@
+# ------------------------------------------------ whole tables into one byte buffer
+#
+# Most tables are Latin-1 text (the 1-byte string kind): their rows are written
+# straight into one growing byte buffer, cell by cell, with no string object per
+# cell or per row. The first cell that is not 1-byte text sends the whole table
+# to the list-of-cells path (_line) instead; both write the same text.
+
+
+cdef struct _Stats:
+    # What decides a table's style, counted over its cells.
+    Py_ssize_t nulls
+    Py_ssize_t absent
+    Py_ssize_t *integral  # per column: integral floats within 1e15
+    char *has_int  # per column: an int was seen
+
+
+cdef void _count(_Columns cols, _Stats *st):
+    cdef Py_ssize_t c, s
+    cdef PyObject *v
+    cdef double f
+    cdef PyTypeObject *t
+    for c in range(cols.ncols):
+        s = cols.col_slot[c]
+        v = NULL if s < 0 else cols.slots[s]
+        if v == NULL:
+            st.absent += 1
+        elif v == _NONE:
+            st.nulls += 1
+        else:
+            t = _type_of(v)
+            if t == &_FLOAT:
+                f = _float_value(v)
+                if -1e15 < f < 1e15 and f == <double>(<long long>f):
+                    st.integral[c] += 1
+            elif t == &_INT:
+                st.has_int[c] = 1
+
+
+cdef tuple _pick(_Stats *st, tuple fields):
+    # (empty_null, floats) from the counts.
+    cdef Py_ssize_t c
+    cdef list names = None
+    for c in range(len(fields)):
+        if st.integral[c] >= 3 and not st.has_int[c]:
+            if names is None:
+                names = []
+            names.append(fields[c])
+    return st.nulls > st.absent + 3, _NO_FLOATS if names is None else frozenset(names)
+
+
+cdef void _zero(_Stats *st, Py_ssize_t n):
+    cdef Py_ssize_t c
+    st.nulls = st.absent = 0
+    for c in range(n):
+        st.integral[c] = 0
+        st.has_int[c] = 0
+
+
+cdef bint _put_cells(
+    _Buf *b, _Columns cols, tuple fields, bint empty_null, const char *floatcol,
+    Py_ssize_t *starts, Py_ssize_t *ends, Py_ssize_t index,
+) except -1:
+    # The gathered row's line with its LF, as _line writes it; False (buffer
+    # left dirty) when a cell is not 1-byte text.
+    cdef Py_ssize_t nf = cols.ncols, i, s, last, row_start = b.len, shift = 0
+    cdef long long v
+    cdef int overflow = 0
+    cdef str cell
+    cdef PyObject *p
+    cdef PyTypeObject *t
+    cdef bint wide
+    for i in range(nf):
+        if i:
+            _put_byte(b, _TAB)
+        starts[i] = b.len
+        s = cols.col_slot[i]
+        if s < 0:  # a held column: always empty
+            ends[i] = b.len
+            continue
+        p = cols.slots[s]
+        if p == NULL:
+            if empty_null:
+                _put_byte(b, _BACKSLASH)
+            ends[i] = b.len
+            continue
+        t = _type_of(p)
+        if t == &_STR:
+            if not _put_str_cell(b, p):
+                return False
+        elif p == _NONE:
+            if not empty_null:
+                _put(b, b"null", 4)
+        elif t == &_INT:
+            v = _as_long_long(p, &overflow)
+            if overflow == 0:
+                _put_int(b, v)
+            else:
+                _put_text(b, int_to_str(<object>p))
+        elif p == _TRUE:
+            _put(b, b"true", 4)
+        elif p == _FALSE:
+            _put(b, b"false", 5)
+        elif t == &_FLOAT and isfinite(_float_value(p)):
+            if floatcol[i]:
+                _put_text(b, _compact_float(_float_value(p)))
+            else:
+                _put_text(b, PyObject_Repr(<object>p))
+        else:
+            if t == &_DICT or t == &_LIST:
+                wide = b.wide
+                if _put_json(b, p, 0):
+                    ends[i] = b.len
+                    continue
+                b.len = starts[i]  # not plain: orjson writes it
+                b.wide = wide
+            value = <object>p
+            cell = _fast_cell(value)
+            if cell is None:
+                try:
+                    cell = format_cell(value)
+                except EncodeError as exc:
+                    raise exc.relocated(path_join("$", fields[i])).relocated(
+                        f"$[{index}]"
+                    ) from None
+            if not _put_text(b, cell):
+                return False
+        ends[i] = b.len
+    last = nf - 1
+    while last > 0 and ends[last] == starts[last]:
+        last -= 1  # decoders pad a short row with empty cells
+    b.len = ends[last]
+    if ends[0] > row_start and (
+        b.data[row_start] == _HASH
+        or (ends[0] - row_start >= 4 and memcmp(b.data + row_start, b"GCX1", 4) == 0)
+    ):
+        _reserve(b, 1)
+        memmove(b.data + row_start + 1, b.data + row_start, b.len - row_start)
+        b.data[row_start] = _BACKSLASH
+        b.len += 1
+        shift = 1
+    elif ends[0] == row_start and last == 0:
+        if empty_null:
+            _put(b, b"null", 4)
+        else:
+            _put_byte(b, _BACKSLASH)
+    s = cols.col_slot[last]
+    if b.data[b.len - 1] == _CR and s >= 0 and cols.slots[s] != NULL:
+        # only a string's text can end in a raw CR
+        b.len = row_start if last == 0 else starts[last] + shift
+        if not _put_text(b, _escape(dumps_cell(<object>cols.slots[s]))):
+            return False
+    _put_byte(b, _LF)
+    return True
+
+
+# What _write_rows did.
+cdef enum:
+    _WIDE = 0  # stopped at a cell that is not 1-byte text
+    _WRITTEN = 1
+    _ASKEW = 2  # a row's keys are not the row_keys asked for
+
+
+cdef int _write_rows(
+    _Buf *b, rows, _Columns cols, tuple fields, bint empty_null, frozenset floats,
+    char *floatcol, Py_ssize_t *starts, _Stats *st,
+) except -1:
+    # Every row line into b, each with its LF. With st, every row's cells are
+    # counted, also after a cell that is not 1-byte text.
+    cdef Py_ssize_t i, c, nf = cols.ncols
+    cdef int outcome = _WRITTEN
+    b.len = 0
+    b.wide = False
+    for c in range(nf):
+        floatcol[c] = fields[c] in floats
+    for i in range(len(rows)):
+        try:
+            if cols.gather(rows[i], i):
+                return _ASKEW
+            if st != NULL:
+                _count(cols, st)
+            if outcome == _WRITTEN:
+                if not _put_cells(b, cols, fields, empty_null, floatcol, starts, starts + nf, i):
+                    outcome = _WIDE
+                    if st == NULL:
+                        return _WIDE
+        finally:
+            cols.release()
+    return outcome
+
+
+# The byte buffer is kept between calls in one spare slot (measured: issues-5000
+# encode 22 ms -> 13 ms when the pages are not faulted in afresh each time); the
+# slot is taken and given back atomically (see _gcx_spare.h).
+cdef extern from "_gcx_spare.h":
+    ctypedef struct gcx_spare:
+        Py_UCS1 *data
+        Py_ssize_t cap
+    gcx_spare *gcx_spare_swap(gcx_spare *p)
+
+
+# Above this size the buffer is freed after the call, not kept.
+cdef Py_ssize_t _SCRATCH_KEEP = 16 << 20
+
+
+cdef void _give_back(gcx_spare *spare, _Buf *b):
+    # b's memory into the spare slot (spare: the holder taken with it, or NULL).
+    if b.data == NULL or b.cap > _SCRATCH_KEEP:
+        PyMem_Free(b.data)
+        PyMem_Free(spare)
+        return
+    if spare == NULL:
+        spare = <gcx_spare *>PyMem_Malloc(sizeof(gcx_spare))
+        if spare == NULL:  # nothing kept, nothing lost
+            PyMem_Free(b.data)
+            return
+    spare.data = b.data
+    spare.cap = b.cap
+    spare = gcx_spare_swap(spare)
+    if spare != NULL:  # another call gave one back meanwhile: one is enough
+        PyMem_Free(spare.data)
+        PyMem_Free(spare)
+
+
+cdef str _style_text(bint empty_null, frozenset floats, tuple fields):
+    cdef str text = u" empty=null" if empty_null else u""
+    if floats:
+        text += u" float=" + u",".join([_escape(_escape(f)) for f in fields if f in floats])
+    return text
+
+
+cdef str _assemble(_Buf *b, object head, str style, str tail):
+    # The rows in b (their last LF dropped) after head, style and tail, in one
+    # new string: the payload is copied once, not built and then joined.
+    cdef Py_ssize_t n = b.len - 1 if b.len else 0, at = 0
+    cdef Py_UCS4 top = 255 if b.wide else 127
+    cdef str out
+    cdef Py_UCS1 *o
+    if head is None:
+        return PyUnicode_FromKindAndData(PyUnicode_1BYTE_KIND, b.data, n)
+    for part in (head, style, tail):
+        if PyUnicode_KIND(<str>part) != PyUnicode_1BYTE_KIND:
+            return u"".join(
+                [head, style, tail, PyUnicode_FromKindAndData(PyUnicode_1BYTE_KIND, b.data, n)]
+            )
+        if PyUnicode_MAX_CHAR_VALUE(<str>part) > top:
+            top = 255
+    out = PyUnicode_New(len(<str>head) + len(style) + len(tail) + n, top)
+    o = <Py_UCS1 *>PyUnicode_DATA(out)
+    for part in (head, style, tail):
+        memcpy(o + at, PyUnicode_DATA(<str>part), len(<str>part))
+        at += len(<str>part)
+    memcpy(o + at, b.data, n)
+    return out
+
+
+def encode_table(rows, fields, paths, head, str tail, keys, /):
+    """A table's row lines in the style its cells call for: ``(text, empty_null, floats)``.
+
+    The cell of column ``i`` is the value at ``paths[i]``: ``("user", "id")``
+    reads ``row["user"]["id"]`` (a member missing on the way is absent; a
+    non-object on the way is a TypeError). A ``None`` path is a column held in
+    the header: its cell is empty in every row and counts as absent. Every
+    row's cells are read before any row is written.
+
+    The style: ``empty=null`` when the cells hold more than 3 more nulls than
+    absent cells; a float column holds no int and at least three integral
+    floats (within 1e15). Rows are written as :func:`encode_row` writes them,
+    joined by LF (no final LF); error paths start at the row: ``$[3].name``.
+
+    With ``head`` not None the text is the whole section: ``head``, then the
+    style pairs (`` empty=null``, `` float=a,b``), ``tail`` (which ends the
+    header line), then the rows.
+
+    With ``keys`` not None, every row must be a dict holding exactly these
+    keys in this order; if one is not, the result is None (checked before
+    anything is read, so no error is raised for such a table).
+
+    Written in one pass in the style of the first 16 rows (the keys checked as
+    the rows are read), and again only when the whole table picks another.
+    """
+    cdef tuple fs = tuple(fields)
+    cdef Py_ssize_t nf = len(fs), i = 0, n
+    cdef _Columns cols
+    cdef _Stats st
+    cdef _Buf own
+    cdef _Buf *b = &own
+    cdef gcx_spare *spare = NULL
+    cdef int outcome
+    cdef Py_ssize_t *starts = NULL
+    cdef char *floatcol = NULL
+    cdef list lines, cells
+    if head is not None and not isinstance(head, str):
+        raise TypeError(f"head must be a str or None, not {type(head).__name__}")
+    # A list of our own: code a cell calls into cannot swap a checked row for another.
+    rows = list(rows)
+    for row in rows:
+        if not isinstance(row, dict):
+            if keys is not None:
+                return None
+            raise TypeError(f"Row {i} is a {type(row).__name__}, not a dict")
+        i += 1
+    if not fs:
+        raise ValueError("A row needs at least one field")
+    if len(paths) != nf:
+        raise ValueError("Every field needs a path (or None)")
+    cols = _Columns.__new__(_Columns)
+    cols.build(paths)
+    if keys is not None:
+        cols.row_keys = tuple(keys)
+    n = len(rows)
+    own.data = NULL
+    own.len = own.cap = 0
+    own.wide = False
+    spare = gcx_spare_swap(NULL)  # NULL when another call holds it
+    if spare != NULL:
+        own.data = spare.data
+        own.cap = spare.cap
+    st.integral = <Py_ssize_t *>PyMem_Malloc(nf * sizeof(Py_ssize_t))
+    st.has_int = <char *>PyMem_Malloc(nf)
+    floatcol = <char *>PyMem_Malloc(nf)
+    starts = <Py_ssize_t *>PyMem_Malloc(2 * nf * sizeof(Py_ssize_t))
+    failed = None
+    try:
+        if st.integral == NULL or st.has_int == NULL or floatcol == NULL or starts == NULL:
+            raise MemoryError()
+        _reserve(b, 4096)
+        try:
+            _zero(&st, nf)
+            for i in range(16 if n > 16 else n):  # the style to write in
+                if cols.gather(rows[i], i):
+                    return None
+                _count(cols, &st)
+                cols.release()
+            empty_null, floats = _pick(&st, fs)
+            _zero(&st, nf)
+            outcome = _write_rows(b, rows, cols, fs, empty_null, floats, floatcol, starts, &st)
+            if outcome == _ASKEW:
+                return None
+            cols.row_keys = None  # every row's keys are checked now
+            style = _pick(&st, fs)
+            if outcome == _WRITTEN and style == (empty_null, floats):
+                text = _assemble(b, head, _style_text(empty_null, floats, fs), tail)
+                return text, empty_null, floats
+            empty_null, floats = style
+            if outcome == _WRITTEN:  # the first rows misled: write again in the table's style
+                _write_rows(b, rows, cols, fs, empty_null, floats, floatcol, starts, NULL)
+                text = _assemble(b, head, _style_text(empty_null, floats, fs), tail)
+                return text, empty_null, floats
+            lines = []
+            cells = []
+            for i in range(n):
+                cols.gather(rows[i], i)
+                try:
+                    lines.append(_line(cols.values(), fs, empty_null, floats, cells, i))
+                finally:
+                    cols.release()
+            text = u"\n".join(lines)
+            if head is not None:
+                text = head + _style_text(empty_null, floats, fs) + tail + text
+            return text, empty_null, floats
+        except Exception as exc:
+            failed = exc
+    finally:
+        cols.release()
+        PyMem_Free(st.integral)
+        PyMem_Free(st.has_int)
+        PyMem_Free(floatcol)
+        PyMem_Free(starts)
+        _give_back(spare, &own)
+    # Every row's keys are checked, then every row read, before any row is
+    # written: those failures come first.
+    if cols.row_keys is not None:
+        for i in range(n):
+            if cols.keys_differ(rows[i]):
+                return None
+        cols.row_keys = None
+    for i in range(n):
+        cols.gather(rows[i], i)
+        cols.release()
+    raise failed
+
+
+def scan_style(rows, fields, /):
+    """A section's style: (``empty=null`` pays, the ``float=`` columns).
+
+    ``empty=null`` when the rows hold more than 3 more nulls than absent keys;
+    a column is a float column when it holds no int and at least three integral
+    floats (within 1e15). Keys outside ``fields`` are left out, as the row
+    writers leave them out.
+    """
+    cdef Py_ssize_t nulls = 0, absent = 0, width = len(fields), kept
+    cdef frozenset names = frozenset(fields)
+    cdef dict integral = {}
+    cdef set has_int = set()
+    cdef double f
+    for row in rows:
+        if not isinstance(row, dict):
+            raise TypeError(f"Expected dict, got {type(row).__name__}")
+        kept = 0
+        for key, value in (<dict>row).items():
+            if key not in names:
+                continue
+            kept += 1
+            if value is None:
+                nulls += 1
+            elif type(value) is float:
+                f = value
+                if -1e15 < f < 1e15 and f == <double>(<long long>f):
+                    integral[key] = integral.get(key, 0) + 1
+            elif type(value) is int:
+                has_int.add(key)
+        absent += width - kept
+    floats = frozenset([k for k, n in integral.items() if n >= 3 and k not in has_int])
+    return nulls > absent + 3, floats
