@@ -361,8 +361,47 @@ def _typed_meta(header: Header, doc: str) -> Iterator[tuple[str | None, Any]]:
 def _marker(header: Header) -> tuple[str, str] | None:
     for key_raw, value_raw in header.raw_meta:
         if key_raw in (_OF, _IS):
-            return key_raw, unescape(value_raw)
+            return key_raw, value_raw if key_raw == _OF else unescape(value_raw)
     return None
+
+
+def _of_path(raw: str) -> list[str]:
+    # `of=query.search` (raw): member search of object query; `\.` is a dot in a key.
+    parts: list[str] = [""]
+    i = 0
+    while i < len(raw):
+        c = raw[i]
+        if c == "\\" and i + 1 < len(raw):
+            nxt = raw[i + 1]
+            parts[-1] += {"t": "\t", "n": "\n"}.get(nxt, nxt)
+            i += 2
+            continue
+        if c == ".":
+            parts.append("")
+        else:
+            parts[-1] += c
+        i += 1
+    return parts
+
+
+def _put(obj: dict[str, Any], path: list[str], value: Any, doc: str) -> None:
+    # Set a member inside nested objects, making the objects on the way.
+    for key in path[:-1]:
+        inner = obj.setdefault(key, {})
+        if type(inner) is not dict:
+            raise DecodeError(f"`of=` path goes through {key!r}, which is no object", doc)
+        obj = inner
+    obj[path[-1]] = value
+
+
+def _merge(obj: dict[str, Any], members: dict[str, Any]) -> None:
+    # A record's members, merged into objects earlier sections opened (`query.x`).
+    for key, value in members.items():
+        inner = obj.get(key)
+        if type(inner) is dict and type(value) is dict and key in obj:
+            _merge(inner, value)
+        else:
+            obj[key] = value
 
 
 def _build(doc: str, sections: list[tuple[Header, list[dict[str, Any]], list[str]]]) -> Any:
@@ -398,11 +437,11 @@ def _build(doc: str, sections: list[tuple[Header, list[dict[str, Any]], list[str
             if name != "object" or len(rows) != 1:
                 raise DecodeError(f"Unexpected `is={name}` section with {len(rows)} rows", doc)
             obj.update((k, v) for k, v in _typed_meta(header, doc) if k is not None)
-            obj.update(rows[0])
+            _merge(obj, rows[0])
             continue
         for key, value in _typed_meta(header, doc):
             if key is None:
-                obj[name] = _section_value(header, rows, doc)
+                _put(obj, _of_path(name), _section_value(header, rows, doc), doc)
             else:
                 obj[key] = value
     return obj

@@ -560,35 +560,101 @@ def _write_value(out: list[str], tool_text: str, value: Any) -> None:
         out.append("\n")
 
 
+# Tables are looked for this many objects deep below a top-level member.
+_DEEP = 3
+
+
+def _member_table(value: Any, where: str) -> list[str] | Table | None:
+    """A member as a table section: its fields, its whole section, or None."""
+    if isinstance(value, (list, tuple)):
+        found: list[str] | Table | None = _uniform_section(value, where)
+        return found if found is not None else _table_fields(value, where)
+    columns = _columnar(value)
+    return None if columns is None else _columnar_section(columns, where, None)
+
+
+def _holds_table(value: Any, depth: int) -> bool:
+    """Does this object hold a table member (within _DEEP objects), so that it is opened?
+
+    Only objects whose keys can all be group members are opened (no dot, no
+    comma, no whitespace), so that a dotted path names one place only.
+    """
+    if type(value) is not dict or not value or depth > _DEEP:
+        return False
+    if not all(type(k) is str and k and "." not in k and _field_text(k) for k in value):
+        return False
+    for member in value.values():
+        if type(member) is dict:
+            if _columnar(member) is not None or _holds_table(member, depth + 1):
+                return True
+        elif isinstance(member, (list, tuple)) and len(member) > 1:  # one row: JSON is as short
+            try:
+                if _table_fields(member, "$") is not None:
+                    return True
+            except EncodeError:
+                continue
+    return False
+
+
+Member = tuple[tuple[str, ...], Any]
+
+
+def _members(obj: dict[str, Any]) -> list[Member]:
+    """The object's members by path, depth first, opening objects that hold tables."""
+    out: list[Member] = []
+    tops = [k for k in obj if isinstance(k, str)]
+
+    def walk(value: dict[str, Any], path: tuple[str, ...]) -> None:
+        for key, member in value.items():
+            if not isinstance(key, str):
+                raise EncodeTypeError(f"Object key {key!r} is not a string", "$")
+            here = (*path, key)
+            closed = not path and (  # a top-level name no group can carry
+                "." in key or _field_text(key) is None or any(t.startswith(key + ".") for t in tops)
+            )
+            if not closed and _columnar(member) is None and _holds_table(member, len(here)):
+                walk(member, here)
+            else:
+                out.append((here, member))
+
+    walk(obj, ())
+    return out
+
+
+def _where(path: tuple[str, ...]) -> str:
+    where = "$"
+    for key in path:
+        where = path_join(where, key)
+    return where
+
+
+def _of_text(path: tuple[str, ...]) -> str:
+    # `of=query.search`: a table inside member objects; a dot inside a key is `\.`.
+    return ".".join(escape(key).replace(".", "\\.") for key in path)
+
+
 def _write_object(out: list[str], tool_text: str, obj: dict[str, Any]) -> None:
     columns = _columnar(obj)
     if columns is not None:  # the whole object is parallel arrays: one table
         out.extend((_columnar_section(columns, "$", tool_text)[2], "\n"))
         return
-    # Split the members into tables (lists of objects) and runs of other members.
+    # Split the members into tables (lists of objects) and runs of other members;
+    # members of objects that hold tables are taken one by one, by path.
     # A table is its fields, or already its section when the fast path wrote it.
-    segments: list[tuple[str, list[str] | Table] | list[tuple[str, Any]]] = []
-    run: list[tuple[str, Any]] = []
-    for key, value in obj.items():
-        if not isinstance(key, str):
-            raise EncodeTypeError(f"Object key {key!r} is not a string", "$")
+    segments: list[tuple[tuple[str, ...], Any, list[str] | Table] | list[Member]] = []
+    run: list[Member] = []
+    for path, value in _members(obj):
         found: list[str] | Table | None = None
-        nameable = escape(key) and not _SPACE.search(escape(key))
-        if nameable and isinstance(value, (list, tuple)):
-            found = _uniform_section(value, path_join("$", key))
-            if found is None:
-                found = _table_fields(value, path_join("$", key))
-        elif nameable and type(value) is dict:
-            columns = _columnar(value)
-            if columns is not None:
-                found = _columnar_section(columns, path_join("$", key), None)
+        key = path[-1]
+        if escape(key) and not _SPACE.search(escape(key)):
+            found = _member_table(value, _where(path))
         if found is None:
-            run.append((key, value))
+            run.append((path, value))
             continue
         if run:
             segments.append(run)
             run = []
-        segments.append((key, found))
+        segments.append((path, value, found))
     if run:
         segments.append(run)
 
@@ -604,38 +670,52 @@ def _write_object(out: list[str], tool_text: str, obj: dict[str, Any]) -> None:
             _write_value(out, tool_text, obj)
         return
 
-    # Each section: header pairs and rows. Runs that fit in a header ride on
-    # the neighbouring table's header, in member order around its `of=` marker.
+    # Each section: header pairs and rows. Runs of top-level members that fit in
+    # a header ride on the neighbouring table's header, in member order around
+    # its `of=` marker; members inside opened objects form records (`flat=`).
     sections: list[tuple[list[str], list[tuple[str, str]], list[str], dict[str, str]]] = []
     last_table: list[tuple[str, str]] | None = None
     waiting: list[tuple[str, str]] = []
     for seg in segments:
         if isinstance(seg, tuple):
-            key, found = seg
+            path, value, found = seg
             if isinstance(found, tuple):
                 fields, pairs, text, constants = found
             else:
-                fields, pairs, text, constants = _table(obj[key], found, path_join("$", key))
-            pairs.extend([*waiting, (_OF, escape(key))])
+                fields, pairs, text, constants = _table(value, found, _where(path))
+            pairs.extend([*waiting, (_OF, _of_text(path))])
             waiting = []
             # The LF is its own element, so the payload's final LF drops without a copy.
             sections.append((fields, pairs, [text, "\n"], constants))
             last_table = pairs
             continue
-        meta = [_meta_pair(k, v, path_join("$", k)) for k, v in seg]
-        if all(p is not None for p in meta):
-            target = last_table if last_table is not None else waiting
-            target.extend(p for p in meta if p is not None)
-            continue
-        keys = [k for k, _ in seg]
+        nested = any(len(path) > 1 for path, _ in seg)
+        if not nested:
+            meta = [_meta_pair(p[0], v, _where(p)) for p, v in seg]
+            if all(m is not None for m in meta):
+                target = last_table if last_table is not None else waiting
+                target.extend(m for m in meta if m is not None)
+                continue
+        keys = [".".join(p) for p, _ in seg]
         if not all(_field_text(k) is not None for k in keys):
             out.clear()
             _write_value(out, tool_text, obj)
             return
-        record = dict(seg)
+        record = dict(zip(keys, (v for _, v in seg), strict=True))
         style = _style([record], keys)
-        line = encode_row(record, keys, *style) + "\n"
-        sections.append((keys, [*_style_pairs(keys, *style), (_IS, "object")], [line], {}))
+        try:
+            line = encode_row(record, keys, *style) + "\n"
+        except EncodeError as exc:  # name the member by its path: `$.query.total`
+            for (path, _), key in zip(seg, keys, strict=True):
+                cell = path_join("$", key)
+                if exc.path == cell or exc.path.startswith((cell + ".", cell + "[")):
+                    raise type(exc)(exc.reason, _where(path) + exc.path[len(cell) :]) from None
+            raise
+        pairs = _style_pairs(keys, *style)
+        groups = sorted({".".join(p[:i]) for p, _ in seg for i in range(1, len(p))})
+        if groups:
+            pairs.append((_FLAT, ",".join(escape(escape(g)) for g in groups)))
+        sections.append((keys, [*pairs, (_IS, "object")], [line], {}))
         last_table = None
     for fields, pairs, body, constants in sections:
         out.append(_header_line(tool_text, fields, pairs, constants))

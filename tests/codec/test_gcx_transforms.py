@@ -104,12 +104,82 @@ def payloads(draw: st.DrawFn) -> Any:
     return out
 
 
+WRAPPERS = st.sampled_from(["data", "query", "hits", "lines", "a.b", "of", "x y"])
+
+
+@st.composite
+def deep(draw: st.DrawFn) -> dict[str, Any]:
+    """Tables one to three objects below the top, beside scalars, objects and colliding names."""
+    inner: Any = draw(st.one_of(url_tables(), columnar(), st.lists(SCALARS, max_size=3)))
+    for _ in range(draw(st.integers(1, 3))):
+        level: dict[str, Any] = {}
+        for _ in range(draw(st.integers(0, 2))):
+            level[draw(st.sampled_from(["total", "next", "info", "a.b", ""]))] = draw(
+                st.one_of(SCALARS, json_values(2))
+            )
+        level[draw(WRAPPERS)] = inner
+        if draw(st.booleans()):
+            level[draw(st.sampled_from(["after", "more"]))] = draw(SCALARS)
+        inner = level
+    out: dict[str, Any] = inner
+    if draw(st.booleans()):  # a top-level name that starts like a group: `data.items`
+        out = {**out, next(iter(out)) + ".items": draw(SCALARS)}
+    return out
+
+
+def _at_path(value: Any, raw: str) -> Any:
+    # Follow an `of=` path as written: `query.search`, `\.` a dot inside a key.
+    from gcxwire._gcx_decode import _of_path
+
+    for key in _of_path(raw):
+        value = value[key]
+    return value
+
+
+@given(deep())
+def test_deep_tables_round_trip(value: dict[str, Any]) -> None:
+    roundtrip(value)
+
+
+def test_table_below_the_top_is_a_section_with_its_path() -> None:
+    value = {
+        "continue": {"offset": 10},
+        "query": {"info": {"hits": 5060}, "search": [{"ns": 0, "title": t} for t in "ab"]},
+        "done": True,
+    }
+    text = roundtrip(value, tool="search")
+    assert text.split("\n") == [
+        "GCX1 tool=search fields=continue,query.info flat=query is=object",
+        '{"offset":10}\t{"hits":5060}',
+        "GCX1 tool=search fields=ns,title of=query.search done=true",
+        "0\ta",
+        "0\tb",
+    ]
+
+
+def test_one_row_tables_stay_inside_their_object() -> None:
+    value = {"lines": {"object": "list", "data": [{"id": 1}]}, "id": "in_1"}
+    assert "of=" not in roundtrip(value)
+
+
+def test_a_dotted_top_level_name_keeps_its_sibling_closed() -> None:
+    rows = [{"id": i} for i in range(3)]
+    text = roundtrip({"data": {"items": rows}, "data.items": 1})
+    assert "of=data.items" not in text
+
+
+def test_a_table_named_with_a_dot_escapes_it_in_its_path() -> None:
+    text = roundtrip({"a.b": [{"id": i} for i in range(2)], "n": 1})
+    assert "of=a\\.b" in text
+    assert reference_model.decode(text)["sections"][0]["meta"]["of"] == "a.b"
+
+
 @given(payloads())
 def test_new_forms_round_trip(value: Any) -> None:
     roundtrip(value)
 
 
-@given(payloads(), st.sampled_from(["t", "get_forecast"]))
+@given(st.one_of(payloads(), deep()), st.sampled_from(["t", "get_forecast"]))
 def test_reference_decoder_reads_new_forms(value: Any, tool: str) -> None:
     """No error, the same sections, rows and columns; unmarked string cells unchanged.
 
@@ -127,7 +197,7 @@ def test_reference_decoder_reads_new_forms(value: Any, tool: str) -> None:
     decoder.close()
     for section, header in zip(model, decoder.headers, strict=True):
         raw = dict(header.raw_meta)
-        source = value[reference_model.unescape(raw["of"])] if "of" in raw else value
+        source = _at_path(value, raw["of"]) if "of" in raw else value
         if raw.get("form") == "columns":
             source = [dict(zip(source, cells)) for cells in zip(*source.values())]
         if not isinstance(source, list):

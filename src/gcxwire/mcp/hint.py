@@ -31,8 +31,9 @@ MARKERS: Final[dict[str, str]] = {
         " (\\t TAB, \\n newline, \\\\ backslash)."
     ),
     "of": (
-        "of=NAME: the rows are the list in member NAME of an object; the header's other"
-        " key=value pairs are that object's other members, in the order written."
+        "of=NAME: the rows are the list in member NAME of an object (of=query.search: member"
+        " search of member query); the header's other key=value pairs are that object's"
+        " other members, in the order written."
     ),
     "is=object": "is=object: the one row is an object; the fields are its member names.",
     "is=list": "is=list: each row is one element of a list.",
