@@ -5,9 +5,35 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import orjson
+
 from ._common import path_join
 
-__all__ = ["difference"]
+__all__ = ["difference", "same"]
+
+
+def same(want: Any, got: Any, want_json: bytes | None = None) -> bool:
+    """Whether ``difference(want, got)`` finds nothing, judged in C where it can be.
+
+    Two JSON values that orjson writes as the same bytes have the same types
+    (``1``, ``1.0`` and ``true`` differ in text), key order and float signs; the
+    one thing the text cannot tell apart is NaN or infinity from ``null``, so a
+    text holding ``null`` also needs ``==``. Where orjson cannot write a value
+    (ints beyond 64 bits, non-string keys) the Python walk decides. ``want_json``
+    is ``orjson.dumps(want)`` when the caller has it already. Containers are
+    judged as JSON: a tuple is the same as a list with the same items.
+    """
+    try:
+        if want_json is None:
+            want_json = orjson.dumps(want)
+        got_json = orjson.dumps(got)
+    except (orjson.JSONEncodeError, TypeError):
+        return difference(want, got) is None
+    if got_json != want_json:
+        return False
+    if b"null" not in want_json or want == got:
+        return True
+    return difference(want, got) is None  # NaN, which == never finds equal
 
 
 def difference(want: Any, got: Any, path: str = "$") -> tuple[str, str] | None:

@@ -1,0 +1,121 @@
+"""format="auto" decides from samples where candidates are far apart: it must still
+pick what counting every token of every candidate picks wherever that choice is
+closer than 1 %, and never send more tokens than compact JSON."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import gcxwire
+from gcxwire import _auto as select
+from gcxwire import tokens
+
+from ..strategies import TEXT, tables
+
+REAL = Path(gcxwire.__file__).parent / "samples" / "cases" / "real"
+
+
+def exhaustive(value: Any, tool: str) -> tuple[str, dict[str, str], dict[str, int]]:
+    """The choice made the slow way: every candidate written, checked and fully counted."""
+    texts = {"json": select.compact_json(value)}
+    for name, encoder in select._ENCODERS.items():
+        try:
+            text = encoder(value, tool)
+        except gcxwire.EncodeError:
+            continue
+        if select.first_difference(select.decode(text), value) is None:
+            texts[name] = text
+    counts = {name: tokens.count(text) for name, text in texts.items()}
+    best = min(counts, key=lambda name: (counts[name], select._ORDER.index(name)))
+    return best, texts, counts
+
+
+def check(value: Any, tool: str = "t") -> None:
+    best, texts, counts = exhaustive(value, tool)
+    chosen = select.encode(value, tool=tool)
+    assert tokens.count(chosen) <= counts["json"]
+    assert select.first_difference(select.decode(chosen), value) is None
+    others = [count for name, count in counts.items() if name != best]
+    if others and min(others) < counts[best] * 1.01:
+        assert chosen == texts[best], (best, counts)
+
+
+@st.composite
+def long_tables(draw: st.DrawFn) -> list[dict[str, Any]]:
+    """Generated rows, spread over enough of them that the texts get sampled."""
+    rows = draw(tables())
+    size = draw(st.integers(1, 400))
+    prose = draw(st.lists(TEXT, min_size=1, max_size=4))
+    counter = draw(st.sampled_from([None, "id", "body"]))
+    out = []
+    for i in range(size):
+        row = dict(rows[i % len(rows)])
+        if counter == "id":
+            row["n"] = i
+        elif counter == "body":
+            row["body"] = " ".join(prose) * (1 + i % 7)
+        out.append(row)
+    return out
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(long_tables())
+def test_sampled_choice_is_the_exhaustive_one_where_close(value: list[dict[str, Any]]) -> None:
+    check(value)
+
+
+@pytest.mark.parametrize("path", sorted(REAL.glob("*.json")), ids=lambda path: path.stem)
+def test_real_responses(path: Path) -> None:
+    case = json.loads(path.read_text(encoding="utf-8"))
+    check(case["input"], case["tool"])
+
+
+def _symbols(n: int, seed: int, words_per_doc: int = 30) -> list[dict[str, Any]]:
+    rnd = random.Random(seed)
+    words = ["Server", "Index", "Graph", "Parse", "Walk", "Load", "Store"]
+    return [
+        {
+            "id": f"internal/{rnd.choice(words).lower()}.go::{rnd.choice(words)}{i}",
+            "kind": rnd.choice(["function", "method", "type"]),
+            "line": rnd.randrange(1, 2000),
+            "doc": " ".join(rnd.choice(words) for _ in range(rnd.randrange(0, words_per_doc))),
+        }
+        for i in range(n)
+    ]
+
+
+@pytest.mark.parametrize("n", [5, 300, 3000])
+def test_big_tables_are_chosen_as_exhaustively(n: int) -> None:
+    check(_symbols(n, seed=n))
+
+
+def test_far_apart_candidates_are_not_counted_in_full(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A 3,000-row table whose JSON and DCP cost far more than GCX1: no full count of any."""
+    value = _symbols(3000, seed=1, words_per_doc=3)
+    counted: list[int] = []
+    real_count = tokens.count
+
+    def spy(text: str, encoding: str = "cl100k_base") -> int:
+        counted.append(len(text))
+        return real_count(text, encoding)
+
+    monkeypatch.setattr(tokens, "count", spy)
+    chosen = select.encode(value, tool="t")
+    assert select.detect(chosen) == "gcx"
+    assert sum(counted) < 0.1 * len(chosen)
+
+
+def test_a_candidate_that_fails_its_check_leaves_the_race(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The sampled winner that does not read back exactly is dropped; the next one is sent."""
+    value = _symbols(3000, seed=2)
+    monkeypatch.setitem(select._DECODERS, "gcx", lambda text, limits: [])
+    chosen = select.encode(value, tool="t")
+    assert select.detect(chosen) in ("dcp", "json")
+    assert select.first_difference(select.decode(chosen), value) is None
