@@ -11,7 +11,7 @@ close (within ``_MARGIN``) every token is counted.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, Literal
 
 import orjson
@@ -70,38 +70,60 @@ def encode(value: Any, /, *, tool: str, format: Format = "auto") -> str:
 # How auto avoids counting every token of every candidate (tokenizing costs
 # about 100 ns a character, 30-100 times what writing GCX1 costs):
 # - a text longer than twice its sample is estimated from evenly spaced windows
-#   cut where the count is additive (tokens.next_cut), scaled by its length;
-# - DCP of a long list is estimated from the same rows written both ways;
-# - estimates decide only when they are more than _MARGIN apart; whatever is
-#   within _MARGIN of the best estimate is counted exactly, so a choice closer
-#   than that is always the true minimum.
-_MARGIN = 0.10
+#   cut where the count is additive (tokens.next_cut), scaled by its length,
+#   with the standard error of that ratio estimate;
+# - a long list written one line per row (GCX1's and DCP's tables) is
+#   estimated from the same sampled rows in each format, so two formats are
+#   compared by the spread of their per-row differences, which is far smaller
+#   than either one's own;
+# - a candidate is left out on its estimate only when it is more than _MARGIN
+#   above the best plus _SPREADS standard errors of the difference; every
+#   other one is counted exactly, so a choice closer than _MARGIN is always
+#   the true minimum.
+_MARGIN = 0.01
+_SPREADS = 4.0
 _SAMPLE_SHARE = 0.01  # of a text's characters, counted in _WINDOWS windows
 _SAMPLE_MIN = 1024
 _WINDOWS = 16
-_DCP_SAMPLE_ROWS = 16
+_SAMPLE_ROWS = 32
+_SAMPLE_FIT = 0.10  # how far the sampled rows' length may miss the text's
 _ORDER = ("json", "gcx", "dcp")  # the tie-break: JSON first
 
+Count = tuple[float, float]  # (tokens, standard error); an error of 0 is an exact count
 
-def _estimate(text: str) -> tuple[float, bool]:
-    """``text``'s token count (exact, True) or an estimate from a sample (False)."""
+
+def _estimate(text: str) -> Count:
+    """``text``'s token count, exact or estimated from windows of it."""
     size = len(text)
     budget = max(_SAMPLE_MIN, int(size * _SAMPLE_SHARE))
     if 2 * budget >= size:
-        return tokens.count(text), True
+        return tokens.count(text), 0.0
     width = budget // _WINDOWS
-    counted = chars = 0
-    start = 0
+    windows: list[tuple[int, int]] = []  # (tokens, characters)
+    start = chars = 0
     for window in range(_WINDOWS):
         if window:
             start = max(start, tokens.next_cut(text, window * size // _WINDOWS))
         end = tokens.next_cut(text, start + width)
-        counted += tokens.count(text[start:end])
-        chars += end - start
+        if end > start:
+            windows.append((tokens.count(text[start:end]), end - start))
+            chars += end - start
         start = end
         if 2 * chars >= size:  # few places to cut: the sample grew to half the text
-            return tokens.count(text), True
-    return counted * size / chars, False
+            return tokens.count(text), 0.0
+    rate = sum(count for count, _ in windows) / chars
+    mean_chars = chars / len(windows)
+    residuals = sum((count - rate * width) ** 2 for count, width in windows)
+    spread = (residuals / (len(windows) * (len(windows) - 1))) ** 0.5 / mean_chars
+    return rate * size, spread * size
+
+
+def _spread_of_total(per_row: Sequence[float], rows: int) -> float:
+    """Standard error of ``rows`` times the mean of a sample ``per_row`` drawn from them."""
+    size = len(per_row)
+    mean = sum(per_row) / size
+    variance = sum((value - mean) ** 2 for value in per_row) / (size - 1)
+    return float(rows * (variance / size * (1 - size / rows)) ** 0.5)
 
 
 class _Auto:
@@ -117,71 +139,121 @@ class _Auto:
             self.json_bytes = None
             json_text = dumps_cell(value)  # big ints, lone surrogates; or the error with its path
         self.texts: dict[str, str | None] = {"json": json_text}
-        self.counts: dict[str, tuple[float, bool]] = {}
+        self.estimates: dict[str, Count] = {}
+        self.exact: dict[str, int] = {}
+        # name -> (header tokens, tokens of each sampled row): the same rows in every format
+        self.sampled: dict[str, tuple[int, list[int]]] = {}
 
     def text(self, name: str) -> str | None:
         """The candidate's text, written on first use; None if it cannot carry the value."""
         if name not in self.texts:
+            if name == "json":
+                raise AssertionError("JSON is written first")
             try:
                 self.texts[name] = _ENCODERS[name](self.value, self.tool)
             except EncodeError:
                 self.texts[name] = None  # this format cannot carry the value; another one will
         return self.texts[name]
 
-    def exact(self, name: str) -> float:
-        count = self.counts.get(name)
-        if count is None or not count[1]:
+    def count(self, name: str) -> int:
+        if name not in self.exact:
             text = self.text(name)
             assert text is not None
-            self.counts[name] = count = (tokens.count(text), True)
-        return count[0]
+            self.exact[name] = tokens.count(text)
+        return self.exact[name]
 
-    def estimate_dcp(self) -> None:
-        """DCP's estimate: written in full for short values, else its rows against GCX1's."""
-        rows = self.value
-        gcx_count = self.counts.get("gcx")
-        if (
-            gcx_count is not None
-            and not gcx_count[1]
-            and isinstance(rows, list)
-            and len(rows) > 4 * _DCP_SAMPLE_ROWS
-        ):
-            step = len(rows) / _DCP_SAMPLE_ROWS
-            sample = [rows[int(i * step)] for i in range(_DCP_SAMPLE_ROWS)]
+    def sample(self, name: str, picked: list[int]) -> tuple[int, list[int]] | None:
+        """The header's and the sampled rows' tokens, if ``name`` writes one line per row.
+
+        None also when the sampled rows' lengths do not add up to the whole
+        text's (within _SAMPLE_FIT): rows the sample missed are unlike it.
+        """
+        rows = [self.value[index] for index in picked]
+        if name == "json":  # each row as it sits between its neighbours: '{"' ... '},{"'
             try:
-                dcp_sample = dcp.encode(sample)
-                gcx_sample = gcx.encode(sample, tool=self.tool)
-            except EncodeError:
-                pass  # the full encode below gives the verdict
+                parts = [orjson.dumps(row).decode()[2:] + ',{"' for row in rows]
+            except orjson.JSONEncodeError:
+                return None
+            header, head_chars, text = 1, 2, self.texts["json"]
+        else:
+            if name == "dcp":  # written for the sample only: the rest may never be needed
+                try:
+                    lines = dcp.encode(rows).split("\n")
+                except EncodeError:
+                    return None
+                text, at = None, list(range(len(rows)))
+                head = len(lines) - len(rows)
             else:
-                ratio = tokens.count(dcp_sample) / max(1, tokens.count(gcx_sample))
-                self.counts["dcp"] = (gcx_count[0] * ratio, False)
-                return
-        text = self.text("dcp")
+                text = self.text(name)
+                if text is None:
+                    return None
+                lines = text.split("\n")
+                at, head = picked, len(lines) - len(self.value)
+            if head < 1:
+                return None
+            head_text = "\n".join(lines[:head]) + "\n"
+            header, head_chars = tokens.count(head_text), len(head_text)
+            parts = [lines[head + index] + "\n" for index in at]
         if text is not None:
-            self.counts["dcp"] = _estimate(text)
+            chars = head_chars + len(self.value) * sum(map(len, parts)) / len(parts)
+            if abs(chars - len(text)) > _SAMPLE_FIT * len(text):
+                return None
+        return header, [tokens.count(part) for part in parts]
+
+    def estimate(self) -> None:
+        rows = self.value
+        if (
+            isinstance(rows, list)
+            and len(rows) > 2 * _SAMPLE_ROWS
+            and all(isinstance(rows[i], dict) and rows[i] for i in (0, len(rows) // 2, -1))
+        ):
+            picked = [index * len(rows) // _SAMPLE_ROWS for index in range(_SAMPLE_ROWS)]
+            for name in _ORDER:
+                if name == "json" or name in _ENCODERS:
+                    found = self.sample(name, picked)
+                    if found is None and name != "dcp" and self.texts.get(name) is not None:
+                        self.sampled.clear()  # an unlike sample misleads every format
+                        self.estimates.clear()
+                        break
+                    if found is not None:
+                        self.sampled[name] = found
+                        header, per_row = found
+                        total = header + len(rows) * sum(per_row) / len(per_row)
+                        self.estimates[name] = (total, _spread_of_total(per_row, len(rows)))
+        for name in _ORDER:
+            if name in self.estimates or (name != "json" and name not in _ENCODERS):
+                continue
+            text = self.texts["json"] if name == "json" else self.text(name)
+            if text is not None:
+                self.estimates[name] = _estimate(text)
+                if not self.estimates[name][1]:
+                    self.exact[name] = int(self.estimates[name][0])
+
+    def clearly_worse(self, name: str, best: str) -> bool:
+        """Whether ``name``'s estimate is above ``best``'s by more than its error can explain."""
+        (count, spread), (least, least_spread) = self.estimates[name], self.estimates[best]
+        if name in self.sampled and best in self.sampled:  # paired: the same rows
+            differences = [a - b for a, b in zip(self.sampled[name][1], self.sampled[best][1])]
+            error = _spread_of_total(differences, len(self.value))
+        else:
+            error = (spread**2 + least_spread**2) ** 0.5
+        return count - least > _MARGIN * least + _SPREADS * error
 
     def choose(self) -> str:
-        json_text = self.texts["json"]
-        assert json_text is not None
-        self.counts["json"] = _estimate(json_text)
-        for name in _ENCODERS:  # GCX1 before DCP, whose estimate may lean on GCX1's
-            if name == "dcp":
-                self.estimate_dcp()
-            elif (text := self.text(name)) is not None:
-                self.counts[name] = _estimate(text)
+        self.estimate()
         while True:
-            order = sorted(self.counts, key=lambda name: (self.counts[name][0], _ORDER.index(name)))
+            order = sorted(
+                self.estimates, key=lambda name: (self.estimates[name][0], _ORDER.index(name))
+            )
             best = order[0]
-            close = [n for n in order if self.counts[n][0] <= self.counts[best][0] * (1 + _MARGIN)]
+            close = [name for name in order if not self.clearly_worse(name, best)]
             if len(close) > 1:
-                best = min(close, key=lambda name: (self.exact(name), _ORDER.index(name)))
-            if best == "json":
-                return json_text
-            text = self.text(best)
-            if text is not None and _decodes_to(text, self.value, self.json_bytes):
+                best = min(close, key=lambda name: (self.count(name), _ORDER.index(name)))
+            text = self.texts["json"] if best == "json" else self.text(best)
+            assert text is not None
+            if best == "json" or _decodes_to(text, self.value, self.json_bytes):
                 return text
-            del self.counts[best]  # not exact after all: choose among the others
+            del self.estimates[best]  # not exact after all: choose among the others
 
 
 def _decodes_to(text: str, value: Any, value_json: bytes | None = None) -> bool:

@@ -119,3 +119,17 @@ def test_a_candidate_that_fails_its_check_leaves_the_race(monkeypatch: pytest.Mo
     chosen = select.encode(value, tool="t")
     assert select.detect(chosen) in ("dcp", "json")
     assert select.first_difference(select.decode(chosen), value) is None
+
+
+def test_rows_the_sample_missed_are_noticed() -> None:
+    """One giant row between the sampled ones: the sample is refused, not extrapolated."""
+    value = _symbols(1000, seed=3)
+    fitting = select._Auto(value, "t")
+    fitting.estimate()
+    assert set(fitting.sampled) == {"json", "gcx", "dcp"}
+
+    value[1]["doc"] = "Parse\t" * 20000  # index 1 is never among the sampled rows
+    unlike = select._Auto(value, "t")
+    unlike.estimate()
+    assert not unlike.sampled
+    check(value)
