@@ -19,7 +19,7 @@ from gcxwire import tokens
 
 from ..strategies import TEXT, tables
 
-REAL = Path(gcxwire.__file__).parent / "samples" / "cases" / "real"
+REAL = Path(__file__).resolve().parents[2] / "bench" / "cases" / "real"
 
 
 def exhaustive(value: Any, tool: str) -> tuple[str, dict[str, str], dict[str, int]]:
