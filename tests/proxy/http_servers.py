@@ -16,6 +16,7 @@ from .helpers import SERVERS
 
 NODE_DIR = Path(__file__).parent.parent / "node"
 EVERYTHING = NODE_DIR / "node_modules" / ".bin" / "mcp-server-everything"
+MEMORY = NODE_DIR / "node_modules" / ".bin" / "mcp-server-memory"
 TS_CLIENT = NODE_DIR / "mcp_client.mjs"
 HTTP_SERVER = [sys.executable, str(SERVERS / "http_server.py")]
 READY_TIMEOUT = 30.0

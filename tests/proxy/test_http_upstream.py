@@ -28,7 +28,14 @@ from gcxwire.proxy.gateway_config import GatewayConfigError, load_gateway_config
 from gcxwire.proxy.http_upstream import HTTP_FAILED
 
 from .helpers import TABLE_SERVER, TIMEOUT, carried_value
-from .http_servers import TS_CLIENT, everything_server, free_port, node_missing, python_server
+from .http_servers import (
+    MEMORY,
+    TS_CLIENT,
+    everything_server,
+    free_port,
+    node_missing,
+    python_server,
+)
 from .servers.http_server import rows_for
 
 MODES = ["legacy", "auto", "2026-07-28"]
@@ -426,6 +433,35 @@ def test_servers_mixing_a_stdio_and_an_http_server(tmp_path: Path, mode: str) ->
         counters = servers[alias]["tools"]["rows"]
         assert counters["calls"] == 4
         assert counters["tokens_before"] > counters["tokens_compact"] > counters["tokens_after"]
+
+
+@pytest.mark.slow  # a real server and client: several seconds
+@needs_node
+@pytest.mark.parametrize("mode", MODES)
+def test_servers_mixing_eras_a_handshake_only_npm_server_and_an_http_server(
+    tmp_path: Path, mode: str
+) -> None:
+    """npm server-memory speaks only the handshake era; the Python server both. A
+    2026-07-28 client gets each answer with the resultType that revision requires."""
+
+    async def scenario(url: str) -> None:
+        config = tmp_path / "mcp.json"
+        memory = {"command": str(MEMORY), "env": {"MEMORY_FILE_PATH": str(tmp_path / "m.jsonl")}}
+        config.write_text(json.dumps({"mcpServers": {"mem": memory, "remote": {"url": url}}}))
+        async with Client(proxy("--servers", str(config)), mode=mode) as client:
+            entities = [
+                {"name": f"n{i}", "entityType": "t", "observations": ["o"]} for i in range(8)
+            ]
+            await client.call_tool("mem__create_entities", {"entities": entities})
+            graph = await client.call_tool("mem__read_graph", {})
+            assert not graph.is_error
+            assert [e["name"] for e in carried_value(graph)["entities"]] == [
+                e["name"] for e in entities
+            ]
+            assert carried_value(await client.call_tool("remote__rows", {"n": 12})) == rows_for(12)
+
+    with python_server() as url:
+        run(scenario(url))
 
 
 @pytest.mark.slow  # a real server and client: several seconds

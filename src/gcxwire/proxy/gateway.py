@@ -584,7 +584,10 @@ class Gateway:
             client_id = self._client_ids.pop(slot, None)
             if client_id is not None:  # else: a late answer to a cancelled request
                 self._routes.pop(_key(client_id), None)
-                await self._client_out.write_line(orjson.dumps({**message, "id": client_id}))
+                answer = {**message, "id": client_id}
+                if self._era == "modern":
+                    answer = _as_modern(answer)
+                await self._client_out.write_line(orjson.dumps(answer))
         elif "method" in message and "id" in message:
             self._server_request_count += 1
             gateway_id = f"{member.alias}-{self._server_request_count}"
@@ -592,6 +595,16 @@ class Gateway:
             await self._client_out.write_line(orjson.dumps({**message, "id": gateway_id}))
         else:  # a notification: progress tokens and log lines belong to the client as they are
             await self._client_out.write_line(line)
+
+
+def _as_modern(answer: JsonObject) -> JsonObject:
+    """A handshake-era server's answer for a 2026-07-28 client: its result gets the
+    ``resultType`` that revision requires (absent means complete), as SDK clients
+    reject a result without one."""
+    result = answer.get("result")
+    if isinstance(result, dict) and "resultType" not in result:
+        return {**answer, "result": {**result, "resultType": "complete"}}
+    return answer
 
 
 def _merged_hello(result: JsonObject, successes: list[tuple[str, JsonObject]]) -> JsonObject:
