@@ -14,13 +14,13 @@ cdef str _format_str(str s):
     if (c == _MINUS or _digit(c)) and _is_number(kind, data, 0, n):
         return u"\\" + t
     if (c == _LOWER_T or c == _LOWER_F or c == _LOWER_N) and (n == 4 or n == 5):
-        # Never escape a t or an n: \t and \n are the TAB and LF escapes.
+        # The word as a JSON string: an escape (t\rue, n\ull) reads as a control character.
         if t == u"true":
-            return u"t\\rue"
+            return u'"true"'
         if t == u"false":
-            return u"\\false"
+            return u'"false"'
         if t == u"null":
-            return u"n\\ull"
+            return u'"null"'
     return t
 
 

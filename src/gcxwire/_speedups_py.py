@@ -78,13 +78,13 @@ def _format_str(s: str) -> str:
     if (c == "-" or "0" <= c <= "9") and NUMBER.fullmatch(t):
         return "\\" + t
     if c in "tfn" and len(t) in (4, 5):
-        # Never escape a t or an n: \t and \n are the TAB and LF escapes.
+        # The word as a JSON string: an escape (t\rue, n\ull) reads as a control character.
         if t == "true":
-            return "t\\rue"
+            return '"true"'
         if t == "false":
-            return "\\false"
+            return '"false"'
         if t == "null":
-            return "n\\ull"
+            return '"null"'
     return t
 
 

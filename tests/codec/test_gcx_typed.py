@@ -214,6 +214,7 @@ def test_reference_decoder_reads_every_string_cell(value: Any, tool: str) -> Non
     """What gcxwire writes decodes in the reference model, each string cell as the same string.
 
     Named exceptions (docs/wire-format.md): "" reads as two quote characters,
+    the words true, false, null as text read as their JSON strings ("true"),
     and a string ending in CR in the last cell of its row reads as its JSON text.
     A constant column's string is there too, in its field name ``key=text``.
     """
@@ -241,6 +242,7 @@ def test_reference_decoder_reads_every_string_cell(value: Any, tool: str) -> Non
                 if (
                     isinstance(original, str)
                     and original
+                    and original not in WORDS
                     and key not in prefixed
                     and not (key in got and fields.index(key) == last and original.endswith("\r"))
                 ):
@@ -248,6 +250,17 @@ def test_reference_decoder_reads_every_string_cell(value: Any, tool: str) -> Non
                         assert got[key] == original
                     else:
                         assert f"{key}={original}" in section["fields"]
+
+
+WORDS = ("true", "false", "null")
+
+
+def test_words_as_text_are_json_strings_a_model_reads_as_written() -> None:
+    text = roundtrip([{"a": "true", "b": "false", "c": "null", "d": True}], tool="t")
+    assert text.split("\n")[1] == '"true"\t"false"\t"null"\ttrue'
+    assert gcx.decode("GCX1 tool=t fields=a,b,c\nt\\rue\t\\false\tn\\ull") == [
+        {"a": "true", "b": "false", "c": "null"}
+    ]  # the older escapes still read as the words
 
 
 def _tables(value: Any, model: dict[str, Any], text: str) -> list[tuple[dict[str, Any], Any]]:

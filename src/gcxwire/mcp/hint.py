@@ -57,7 +57,6 @@ MARKERS: Final[dict[str, str]] = {
         "A \\ before a cell keeps it text: \\62 is the text 62, \\-1 the text -1, \\[x the text"
         " [x; a lone \\ is an absent key."
     ),
-    "words": "t\\rue, \\false and n\\ull are the words true, false and null as text.",
     "dcp": (
         'DCP: the ["$S",schema,name,...] line names the columns; each array after it is one'
         " row, values in that order."
@@ -83,7 +82,6 @@ _BY_FORMAT: Final[dict[str, tuple[str, ...]]] = {
 _STYLE_KEYS: Final = {"of": "of", "float": "float", "flat": "flat"}
 # A cell that a backslash keeps as text (not an escaped TAB, LF or backslash, not a word).
 _GUARD: Final = re.compile(r"(?:^|\t)\\(?:$|\t|(?![tn\\]|false(?:\t|$)))", re.MULTILINE)
-_WORDS: Final = re.compile(r"(?:^|\t)(?:t\\rue|\\false|n\\ull)(?:\t|$)", re.MULTILINE)
 # The proxy's first hints opened with the format name and a colon, which no payload does.
 _OLD_OPENINGS: Final = ("GCX1: ", "DCP: ")
 
@@ -148,8 +146,6 @@ def _gcx_markers(text: str) -> Iterator[str]:
             yield "constant"
     if _GUARD.search(text):
         yield "guard"
-    if _WORDS.search(text):
-        yield "words"
 
 
 def _dcp_markers(text: str) -> Iterator[str]:
