@@ -170,6 +170,33 @@ def test_user_errors_are_one_line_without_traceback(tmp_path: Path) -> None:
     assert_user_error(gcxwire(), "required")
 
 
+def test_values_json_cannot_carry_are_refused_not_rewritten() -> None:
+    assert_user_error(gcxwire("encode", "-", stdin='[{"a": NaN}]'), "Float nan is not valid JSON")
+    assert_user_error(gcxwire("encode", "--format", "json", "-", stdin="[Infinity]"), "$[0]")
+
+
+def test_a_lone_surrogate_in_gcx_output_is_a_clean_error() -> None:
+    result = gcxwire("encode", "--format", "gcx", "-", stdin='["\\ud800"]')
+    assert_user_error(result, "lone surrogate")
+    assert gcxwire("encode", "--format", "json", "-", stdin='["\\ud800"]').stdout == '["\\ud800"]\n'
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full (Linux)")
+def test_a_full_disk_is_a_clean_error(tmp_path: Path) -> None:
+    source = tmp_path / "rows.json"
+    source.write_text(json.dumps(ROWS), encoding="utf-8")
+    with open("/dev/full", "w") as full:
+        result = subprocess.run(
+            [sys.executable, "-m", "gcxwire", "encode", str(source)],
+            stdout=full,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=120,
+        )
+    assert result.returncode == 1
+    assert result.stderr == "gcxwire: error: cannot write the output: No space left on device\n"
+
+
 def test_help_has_examples() -> None:
     result = gcxwire("--help")
     assert result.returncode == 0

@@ -18,9 +18,9 @@ import orjson
 
 from . import dcp, gcx, tokens
 from ._compare import difference, same
-from ._json import dumps_cell, loads_cell
+from ._json import check_value, dumps_cell, is_plain_json, loads_cell, with_default
 from .errors import DecodeError, EncodeError
-from .limits import DEFAULT_LIMITS, Limits, check_size, depth_exceeds
+from .limits import DEFAULT_LIMITS, Limits, as_text, check_size, depth_exceeds
 
 __all__ = ["FORMATS", "Format", "compact_json", "decode", "detect", "encode", "first_difference"]
 
@@ -31,13 +31,11 @@ FORMATS: tuple[str, ...] = ("auto", "gcx", "dcp", "json")
 def compact_json(value: Any, /) -> str:
     """The JSON a server would send: compact, keys in their order, UTF-8 as is.
 
-    Ints of any size are written exactly; EncodeError names the path of what
-    JSON cannot carry.
+    Ints of any size are written exactly. What JSON cannot carry (NaN, infinities,
+    datetime, UUID, Enum, sets, non-string keys, cycles) raises EncodeError naming
+    its path, as the other formats do; orjson alone would write some of them.
     """
-    try:
-        return orjson.dumps(value).decode()
-    except orjson.JSONEncodeError:
-        return dumps_cell(value)  # big ints, lone surrogates; or the error with its path
+    return dumps_cell(value)
 
 
 def _encode_gcx(value: Any, tool: str) -> str:
@@ -45,19 +43,33 @@ def _encode_gcx(value: Any, tool: str) -> str:
 
 
 def _encode_dcp(value: Any, tool: str) -> str:
-    return dcp.encode(value)  # the schema id comes from the data (wrapper key), not the tool
+    text = dcp.encode(value)  # the schema id comes from the data (wrapper key), not the tool
+    # A header alone (no records) reads as a JSON array; its newline marks it as DCP.
+    return text if "\n" in text else text + "\n"
 
 
 # The candidates besides JSON, in tie-break order.
 _ENCODERS: dict[str, Callable[[Any, str], str]] = {"gcx": _encode_gcx, "dcp": _encode_dcp}
 
 
-def encode(value: Any, /, *, tool: str, format: Format = "auto") -> str:
+def encode(
+    value: Any,
+    /,
+    *,
+    tool: str,
+    format: Format = "auto",
+    default: Callable[[Any], Any] | None = None,
+) -> str:
     """Encode ``value`` (a JSON value) as the result of ``tool``.
 
     ``format`` is ``"gcx"``, ``"dcp"`` or ``"json"`` to force one, or
-    ``"auto"`` for the lossless candidate with the fewest tokens.
+    ``"auto"`` for the lossless candidate with the fewest tokens. Every format
+    refuses what JSON cannot carry with EncodeError naming its path; ``default``,
+    as in ``json.dumps``, is called instead for each object of a type JSON has
+    no form for (a datetime, a UUID...) and returns a JSON value for it.
     """
+    if default is not None:
+        value = with_default(value, default)
     if format == "json":
         return compact_json(value)
     if format in _ENCODERS:
@@ -132,6 +144,8 @@ class _Auto:
     def __init__(self, value: Any, tool: str) -> None:
         self.value = value
         self.tool = tool
+        if not is_plain_json(value):
+            check_value(value)  # refuse NaN, datetime, UUID, Enum... with the path, as gcx does
         try:
             self.json_bytes: bytes | None = orjson.dumps(value)
             json_text = self.json_bytes.decode()
@@ -291,12 +305,14 @@ def _is_json_object(line: str) -> bool:
         return False
 
 
-def decode(text: str, /, *, limits: Limits = DEFAULT_LIMITS) -> Any:
+def decode(text: str | bytes | bytearray, /, *, limits: Limits = DEFAULT_LIMITS) -> Any:
     """The JSON value carried by ``text``, whichever of the formats it is in.
 
+    ``text`` is a str, or bytes/bytearray in UTF-8 (TypeError for anything else).
     Raises DecodeError with line and column on malformed input or past ``limits``.
     """
-    return _DECODERS[detect(text)](text, limits)
+    doc = as_text(text)
+    return _DECODERS[detect(doc)](doc, limits)
 
 
 def _loads_json(text: str, limits: Limits = DEFAULT_LIMITS) -> Any:

@@ -15,7 +15,7 @@ from ._common import str_to_int
 from ._dcp_encode import MARKERS, PLACEHOLDER, STYLES
 from ._dcp_schema import DcpSchema, SchemaRegistry, split_path
 from .errors import DecodeError
-from .limits import DEFAULT_LIMITS, Limits, check_size, depth_exceeds
+from .limits import DEFAULT_LIMITS, Limits, as_text, check_size, depth_exceeds
 
 __all__ = ["decode"]
 
@@ -118,7 +118,7 @@ def _domain_of(base_id: str | None) -> str:
 
 
 def decode(
-    text: str,
+    text: str | bytes | bytearray,
     *,
     schema: DcpSchema | SchemaRegistry | None = None,
     dialect: str | None = None,
@@ -127,8 +127,7 @@ def decode(
     limits: Limits = DEFAULT_LIMITS,
 ) -> Any:
     """Records (or the wrapper object) of DCP ``text`` (see ``gcxwire.dcp.decode``)."""
-    if not isinstance(text, str):
-        raise DecodeError(f"DCP text must be str, not {type(text).__name__}")
+    text = as_text(text)
     reader = _Reader(text, limits)
     if not text.strip():
         return []

@@ -334,15 +334,6 @@ def _sections(
     return out
 
 
-def _as_text(data: str | bytes) -> str:
-    if isinstance(data, str):
-        return data
-    try:
-        return bytes(data).decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise DecodeError(f"Input is not UTF-8: {exc.reason}", "", exc.start) from None
-
-
 def _typed_meta(header: Header, doc: str) -> Iterator[tuple[str | None, Any]]:
     # Data members in header order; the `of` marker's position yields key None.
     for key_raw, value_raw in header.raw_meta:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections.abc import Callable
 from decimal import Decimal
 from json.encoder import encode_basestring
 from typing import Any, Final
@@ -28,6 +29,8 @@ __all__ = [
     "dumps_cell",
     "loads_cell",
     "check_value",
+    "is_plain_json",
+    "with_default",
 ]
 
 #: Deepest nesting the codecs write or read; deeper input raises a clear error.
@@ -192,14 +195,46 @@ def _go_write(value: Any, out: list[str], path: str, depth: int) -> None:
 # ------------------------------------------------------------------ nested cells
 
 
-def check_value(value: Any, path: str = "$", depth: int = 0) -> bool:
+def is_plain_json(value: Any, depth: int = 0) -> bool:
+    """Whether orjson writes ``value`` exactly: exact JSON types, 64-bit ints, finite floats.
+
+    The fast path of :func:`check_value`: no paths built, no error raised; a
+    value it turns down goes to ``check_value`` for the verdict and the path.
+    """
+    cls = type(value)
+    if cls is str or value is None or cls is bool:
+        return True
+    if cls is int:
+        return bool(-(2**63) <= value < 2**64)
+    if cls is float:
+        return math.isfinite(value)
+    if depth >= _ORJSON_DEPTH:
+        return False
+    if cls is dict:
+        for key, item in value.items():
+            if type(key) is not str or not is_plain_json(item, depth + 1):
+                return False
+        return True
+    if cls is list:
+        for item in value:
+            if not is_plain_json(item, depth + 1):
+                return False
+        return True
+    return False
+
+
+def check_value(value: Any, path: str = "$") -> bool:
     """Raise :class:`EncodeError` unless ``value`` is a JSON value; say if orjson can write it.
 
-    Refuses NaN and infinities, non-str keys, unsupported types, cycles and
-    nesting deeper than :data:`MAX_DEPTH` (a cycle shows up as too deep).
+    Refuses NaN and infinities, non-str keys, unsupported types (datetime, UUID,
+    Enum, sets...), cycles (the error says so, at the first repeat) and nesting
+    deeper than :data:`MAX_DEPTH`.
     """
-    if depth > MAX_DEPTH:
-        raise EncodeValueError(f"Nesting deeper than {MAX_DEPTH} levels (or a cycle)", path)
+    return _check(value, path, 0, set())
+
+
+def _check(value: Any, path: str, depth: int, open_ids: set[int]) -> bool:
+    # open_ids: the containers between the root and here; meeting one again is a cycle.
     if isinstance(value, str) or value is None or value is True or value is False:
         return True
     if isinstance(value, int):
@@ -208,18 +243,56 @@ def check_value(value: Any, path: str = "$", depth: int = 0) -> bool:
         if not math.isfinite(value):
             raise EncodeValueError(f"Float {value!r} is not valid JSON", path)
         return True
+    if not isinstance(value, (dict, list, tuple)):
+        raise _unsupported(value, path)
+    if id(value) in open_ids:
+        raise EncodeValueError("Cycle: the value contains itself", path)
+    if depth >= MAX_DEPTH:
+        raise EncodeValueError(f"Nesting deeper than {MAX_DEPTH} levels", _short(path))
+    open_ids.add(id(value))
     fast = depth < _ORJSON_DEPTH
     if isinstance(value, dict):
         for key, item in value.items():
             if not isinstance(key, str):
                 raise EncodeTypeError(f"Object key {key!r} is not a string", path)
-            fast = check_value(item, path_join(path, key), depth + 1) and fast
-        return fast and type(value) is dict
-    if isinstance(value, (list, tuple)):
+            fast = _check(item, path_join(path, key), depth + 1, open_ids) and fast
+        fast = fast and type(value) is dict
+    else:
         for i, item in enumerate(value):
-            fast = check_value(item, path_join(path, i), depth + 1) and fast
-        return fast and type(value) is list
-    raise _unsupported(value, path)
+            fast = _check(item, path_join(path, i), depth + 1, open_ids) and fast
+        fast = fast and type(value) is list
+    open_ids.discard(id(value))
+    return fast
+
+
+def _short(path: str, keep: int = 80) -> str:
+    """A JSONPath cut to its first ``keep`` characters, so an error stays one short line."""
+    return path if len(path) <= keep else path[:keep] + "..."
+
+
+def with_default(value: Any, default: Callable[[Any], Any], path: str = "$", depth: int = 0) -> Any:
+    """``value`` with each object JSON has no form for replaced by ``default(obj)``.
+
+    As ``json.dumps(default=...)``: the hook is called for types, not values (NaN
+    stays refused), and what it returns is walked again. A copy is made only of
+    the containers that change.
+    """
+    if depth > MAX_DEPTH:
+        raise EncodeValueError(f"Nesting deeper than {MAX_DEPTH} levels (or a cycle)", _short(path))
+    if isinstance(value, (str, int, float)) or value is None:
+        return value
+    if isinstance(value, dict):
+        out = {
+            k: with_default(v, default, path_join(path, str(k)), depth + 1)
+            for k, v in value.items()
+        }
+        return value if all(out[k] is value[k] for k in value) else out
+    if isinstance(value, (list, tuple)):
+        items = [
+            with_default(v, default, path_join(path, i), depth + 1) for i, v in enumerate(value)
+        ]
+        return value if all(a is b for a, b in zip(items, value)) else items
+    return with_default(default(value), default, path, depth + 1)
 
 
 _LONE_SURROGATE: Final = re.compile("[\ud800-\udfff]")
@@ -268,7 +341,7 @@ def dumps_cell(value: Any) -> str:
 
     Raises EncodeError (paths start at ``$``) for what JSON cannot carry.
     """
-    if check_value(value):
+    if is_plain_json(value) or check_value(value):
         try:
             return orjson.dumps(value).decode()
         except orjson.JSONEncodeError:  # e.g. lone surrogates; the stdlib writes them

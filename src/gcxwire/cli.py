@@ -10,6 +10,7 @@ import argparse
 import importlib
 import importlib.util
 import json
+import os
 import sys
 from collections.abc import Sequence
 from importlib import resources
@@ -283,11 +284,33 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _proxy(args_list[1:])
         args = _parser().parse_args(args_list)
         status: int = args.run(args, sys.stdout)
+        sys.stdout.flush()  # a full disk shows here, not at exit as a traceback
         return status
     except (UserError, GcxwireError) as exc:
         sys.stderr.write(f"gcxwire: error: {exc}\n")
         return 2
+    except UnicodeEncodeError as exc:
+        char = exc.object[exc.start : exc.start + 1]
+        sys.stderr.write(
+            f"gcxwire: error: the output holds {char!r}, which {exc.encoding} cannot carry "
+            "(a lone surrogate); --format json writes it as an escape\n"
+        )
+        return 2
     except BrokenPipeError:  # e.g. `gcxwire scorecard | head`
+        _drop_stdout()
         return 0
+    except OSError as exc:
+        _drop_stdout()
+        sys.stderr.write(f"gcxwire: error: cannot write the output: {exc.strerror or exc}\n")
+        return 1
     except KeyboardInterrupt:
         return 130
+
+
+def _drop_stdout() -> None:
+    # What is still buffered cannot be written; without this Python retries at exit and
+    # prints "Exception ignored" with a traceback.
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except (OSError, ValueError):  # no real file descriptor (tests capture stdout)
+        pass

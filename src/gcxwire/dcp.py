@@ -85,7 +85,7 @@ def _require_exact(value: Any, text: str, schema: DcpSchema | None, text_key: st
 
 
 def decode(
-    text: str,
+    text: str | bytes | bytearray,
     /,
     *,
     schema: DcpSchema | SchemaRegistry | None = None,

@@ -12,14 +12,14 @@ from collections.abc import Sequence
 from typing import Any, Literal
 
 from ._common import path_join
-from ._gcx_decode import _as_text, _build, _Lines, _sections
+from ._gcx_decode import _build, _Lines, _sections
 from ._gcx_encode import _encode_typed, _field_text, _header_line, _tool_text
 from ._gcx_model import _NO_FLOATS, Header, Section
 from ._impl import encode_row
 from ._json import MAX_DEPTH, RawNumber, go_marshal, loads_exact
 from ._reference import encode_reference
 from .errors import DecodeError, EncodeValueError
-from .limits import DEFAULT_LIMITS, Limits
+from .limits import DEFAULT_LIMITS, Limits, as_text
 
 __all__ = [
     "Profile",
@@ -75,7 +75,7 @@ def reference_json(value: Any, /) -> str:
 
 def parse(text: str | bytes, /, *, limits: Limits = DEFAULT_LIMITS) -> list[Section]:
     """Parse GCX1 into sections of strings, exactly as the reference decoders read it."""
-    doc = _as_text(text)
+    doc = as_text(text)
     return [
         Section(h.tool, list(h.fields), dict(h.meta), rows, comments)
         for h, rows, comments in _sections(doc, False, limits)
@@ -93,7 +93,7 @@ def decode(text: str | bytes, /, *, typed: bool = True, limits: Limits = DEFAULT
     Raises DecodeError (UnsupportedVersionError for ``GCX2`` and later) with line
     and column, also for input past one of the ``limits``.
     """
-    doc = _as_text(text)
+    doc = as_text(text)
     if not typed:
         sections = parse(doc, limits=limits)
         return {

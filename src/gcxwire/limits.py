@@ -13,7 +13,7 @@ from typing import Final
 
 from .errors import DecodeError
 
-__all__ = ["Limits", "DEFAULT_LIMITS", "depth_exceeds", "check_size"]
+__all__ = ["Limits", "DEFAULT_LIMITS", "as_text", "depth_exceeds", "check_size"]
 
 
 @dataclass(frozen=True)
@@ -57,3 +57,22 @@ def check_size(doc: str, limits: Limits) -> None:
     if len(doc) > limits.max_size:
         msg = f"Input is longer than {limits.max_size} characters"
         raise DecodeError.at(msg, doc, limits.max_size)
+
+
+def as_text(doc: object, /) -> str:
+    """The text every decoder reads: a ``str``, or ``bytes``/``bytearray`` in UTF-8.
+
+    The same rule as ``json.loads`` (which also guesses UTF-16/32; payloads here are
+    UTF-8 only). Invalid UTF-8 raises DecodeError at the line and column of the first
+    bad byte; any other type is a programming error and raises TypeError.
+    """
+    if isinstance(doc, str):
+        return doc
+    if not isinstance(doc, (bytes, bytearray)):
+        raise TypeError(f"Expected str, bytes or bytearray, not {type(doc).__name__}")
+    try:
+        return doc.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        good = doc[: exc.start].decode("utf-8")  # the valid prefix: positions count characters
+        shown = doc.decode("utf-8", "replace")
+        raise DecodeError.at(f"Input is not UTF-8: {exc.reason}", shown, len(good)) from None
