@@ -17,12 +17,11 @@ from typing import Any, Literal
 import orjson
 
 from . import dcp, gcx, tokens
-from ._compare import difference, same
-from ._json import check_value, dumps_cell, is_plain_json, loads_cell, with_default
+from ._values import check_value, dumps, is_plain, loads, same, with_default
 from .errors import DecodeError, EncodeError
 from .limits import DEFAULT_LIMITS, Limits, as_text, check_size, depth_exceeds
 
-__all__ = ["FORMATS", "Format", "compact_json", "decode", "detect", "encode", "first_difference"]
+__all__ = ["FORMATS", "Format", "compact_json", "decode", "detect", "encode"]
 
 Format = Literal["auto", "gcx", "dcp", "json"]
 FORMATS: tuple[str, ...] = ("auto", "gcx", "dcp", "json")
@@ -35,7 +34,7 @@ def compact_json(value: Any, /) -> str:
     datetime, UUID, Enum, sets, non-string keys, cycles) raises EncodeError naming
     its path, as the other formats do; orjson alone would write some of them.
     """
-    return dumps_cell(value)
+    return dumps(value)
 
 
 def _encode_gcx(value: Any, tool: str) -> str:
@@ -144,14 +143,14 @@ class _Auto:
     def __init__(self, value: Any, tool: str) -> None:
         self.value = value
         self.tool = tool
-        if not is_plain_json(value):
+        if not is_plain(value):
             check_value(value)  # refuse NaN, datetime, UUID, Enum... with the path, as gcx does
         try:
             self.json_bytes: bytes | None = orjson.dumps(value)
             json_text = self.json_bytes.decode()
         except orjson.JSONEncodeError:
             self.json_bytes = None
-            json_text = dumps_cell(value)  # big ints, lone surrogates; or the error with its path
+            json_text = dumps(value)  # big ints, lone surrogates; or the error with its path
         self.texts: dict[str, str | None] = {"json": json_text}
         self.estimates: dict[str, Count] = {}
         self.exact: dict[str, int] = {}
@@ -322,7 +321,7 @@ def _loads_json(text: str, limits: Limits = DEFAULT_LIMITS) -> Any:
     ):
         raise DecodeError(f"JSON nests deeper than {limits.max_depth} levels", text)
     try:
-        return loads_cell(text)
+        return loads(text)
     except json.JSONDecodeError as exc:  # orjson's error is a subclass
         raise DecodeError.at(f"Invalid JSON: {exc.msg}", text, exc.pos) from None
     except ValueError as exc:  # too deeply nested, or a NaN constant
@@ -335,14 +334,3 @@ _DECODERS: dict[str, Callable[[str, Limits], Any]] = {
     "json": _loads_json,
 }
 
-
-def first_difference(got: Any, want: Any, path: str = "$") -> str | None:
-    """The JSONPath of the first place ``got`` differs from ``want``, or None.
-
-    Stricter than ``==``: ``1``, ``1.0`` and ``True`` differ, ``-0.0`` differs
-    from ``0.0``, and objects must list their keys in the same order.
-    """
-    if path == "$" and same(want, got):
-        return None
-    found = difference(want, got, path)
-    return None if found is None else found[0]

@@ -3,51 +3,18 @@
 from __future__ import annotations
 
 import json
-import math
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import orjson
-
-from ._common import str_to_int
 from ._dcp_encode import MARKERS, PLACEHOLDER, STYLES
 from ._dcp_schema import DcpSchema, SchemaRegistry, split_path
+from ._values import has_long_digits, loads
 from .errors import DecodeError
 from .limits import DEFAULT_LIMITS, Limits, as_text, check_size, depth_exceeds
 
 __all__ = ["decode"]
-
-
-_LONG_DIGITS = re.compile(r"[0-9]{19}")
-
-
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
-
-
-def _finite_float(text: str) -> float:
-    value = float(text)
-    if math.isinf(value):
-        raise ValueError(f"number {text} is out of range")
-    return value
-
-
-def _loads(line: str, long_digits: bool = True) -> Any:
-    """Parse one line exactly: big integers stay ints, lone surrogates are kept.
-
-    orjson reads integers beyond 64 bits as floats, so a line that may hold one (a run of 19
-    digits; ``long_digits=False`` says the whole document has none) goes to the stdlib.
-    """
-    if not (long_digits and _LONG_DIGITS.search(line)):
-        try:
-            return orjson.loads(line)
-        except orjson.JSONDecodeError:
-            pass  # let the stdlib parser accept what orjson refuses, or explain why
-    return json.loads(
-        line, parse_constant=_reject_constant, parse_float=_finite_float, parse_int=str_to_int
-    )
 
 
 @dataclass
@@ -70,7 +37,7 @@ class _Reader:
             start += len(text) + 1
         if self.lines and self.lines[-1].text == "" and len(self.lines) > 1:
             self.lines.pop()  # one trailing newline is allowed
-        self.long_digits = _LONG_DIGITS.search(doc) is not None
+        self.long_digits = has_long_digits(doc)
 
     def error(self, msg: str, line: _Line, column: int = 0) -> DecodeError:
         return DecodeError.at(msg, self.doc, line.start + column)
@@ -84,13 +51,13 @@ class _Reader:
         ):
             raise self.error(f"JSON nests deeper than {limits.max_depth} levels", line)
         try:
-            return _loads(line.text, self.long_digits)
+            return loads(line.text, scan=self.long_digits)
         except json.JSONDecodeError as exc:
-            raise self.error(f"invalid JSON: {exc.msg}", line, exc.pos) from None
+            raise self.error(f"Invalid JSON: {exc.msg}", line, exc.pos) from None
         except RecursionError:
             raise self.error("JSON nested too deeply", line) from None
         except ValueError as exc:
-            raise self.error(f"invalid JSON: {exc}", line) from None
+            raise self.error(f"Invalid JSON: {exc}", line) from None
 
 
 @dataclass
@@ -106,7 +73,7 @@ def _parse_id(sid: str) -> tuple[str, int | None]:
     if not sep:
         return base, None
     if not hexmask or not all(c in "0123456789abcdefABCDEF" for c in hexmask):
-        raise ValueError(f"bad presence mask {hexmask!r} in schema id {sid!r}")
+        raise ValueError(f"Bad presence mask {hexmask!r} in schema id {sid!r}")
     return base, int(hexmask, 16)
 
 
@@ -134,7 +101,7 @@ def decode(
     lines = reader.lines
     first = lines[0]
     if first.text.startswith("Fields: "):
-        raise reader.error("header density L4 (natural language) cannot be decoded", first)
+        raise reader.error("Header density L4 (natural language) cannot be decoded", first)
     head_value = reader.json(first)
     members: dict[str, Any] | None = None
     index = 0
@@ -143,13 +110,13 @@ def decode(
         index = 1
         if len(lines) < 2:
             raise reader.error(
-                "a metadata line must be followed by a $S header", first, len(first.text)
+                "A metadata line must be followed by a $S header", first, len(first.text)
             )
         head_value = reader.json(lines[1])
     head_line = lines[index]
     header = _read_header(reader, head_line, head_value)
     if dialect is not None and dialect not in STYLES:
-        raise reader.error(f"unknown DCP dialect {dialect!r}", head_line)
+        raise reader.error(f"Unknown DCP dialect {dialect!r}", head_line)
     if dialect is not None:
         dash_absent = STYLES[dialect].absent == "-"
     else:
@@ -170,15 +137,15 @@ def decode(
     body = lines[index + 1 :]
     step = 1 if text_key is None else 2
     if text_key is not None and len(body) % 2:
-        raise reader.error("the last row has no text line", body[-1], len(body[-1].text))
+        raise reader.error("The last row has no text line", body[-1], len(body[-1].text))
     for at in range(0, len(body), step):
         line = body[at]
         row = reader.json(line)
         if not isinstance(row, list):
-            raise reader.error(f"a row must be a JSON array, not {type(row).__name__}", line)
+            raise reader.error(f"A row must be a JSON array, not {type(row).__name__}", line)
         if len(row) != len(names):
             raise reader.error(
-                f"row has {len(row)} values but the header has {len(names)} fields", line
+                f"Row has {len(row)} values but the header has {len(names)} fields", line
             )
         record = build(row, line)
         if text_key is not None:
@@ -204,22 +171,22 @@ def _read_header(reader: _Reader, line: _Line, value: Any) -> _Header:
     if isinstance(value, dict):  # density L3: the schema object itself
         sid, names, count = value.get("id"), value.get("fields"), value.get("fieldCount")
         if not isinstance(sid, str) or not isinstance(names, list):
-            raise reader.error('an L3 header needs "id" and "fields"', line)
+            raise reader.error('An L3 header needs "id" and "fields"', line)
         if not all(isinstance(n, str) for n in names):
-            raise reader.error("header field names must be strings", line)
+            raise reader.error("Header field names must be strings", line)
         if count is not None and count != len(names):
-            raise reader.error(f"fieldCount {count} differs from {len(names)} fields", line)
+            raise reader.error(f"The fieldCount {count} differs from {len(names)} fields", line)
         return _Header(sid, names, len(names), True)
     if not isinstance(value, list):
-        raise reader.error("expected a $S header array", line)
+        raise reader.error("Expected a $S header array", line)
     if not value:  # density L0 naming no fields
         return _Header(None, [], None, True)
     if value[0] != "$S":
         if all(isinstance(n, str) for n in value):  # density L0: names only
             return _Header(None, value, None, True)
-        raise reader.error('a header starts with "$S"', line)
+        raise reader.error('A header starts with "$S"', line)
     if len(value) < 2 or not isinstance(value[1], str):
-        raise reader.error("the $S header needs a schema id string", line)
+        raise reader.error("The $S header needs a schema id string", line)
     rest = value[2:]
     count = None
     if rest and isinstance(rest[0], int) and not isinstance(rest[0], bool):
@@ -227,16 +194,16 @@ def _read_header(reader: _Reader, line: _Line, value: Any) -> _Header:
         rest = rest[1:]
     for name in rest:
         if not isinstance(name, str):
-            raise reader.error(f"header field names must be strings, not {name!r}", line)
+            raise reader.error(f"Header field names must be strings, not {name!r}", line)
     if count is not None and rest and count != len(rest):
-        raise reader.error(f"the header says {count} fields but names {len(rest)}", line)
+        raise reader.error(f"The header says {count} fields but names {len(rest)}", line)
     try:
         _parse_id(value[1])
     except ValueError as exc:
         raise reader.error(str(exc), line) from None
     names = rest if rest or count == 0 else None
     if names is not None and len(set(names)) != len(names):
-        raise reader.error("duplicate field names in the header", line)
+        raise reader.error("Duplicate field names in the header", line)
     return _Header(value[1], names, count, spaced)
 
 
@@ -252,24 +219,24 @@ def _find_schema(
     if isinstance(schema, SchemaRegistry):
         found = schema.get(base) if base is not None else None
         if found is None:
-            raise reader.error(f"unknown schema id {header.sid!r}", line)
+            raise reader.error(f"Unknown schema id {header.sid!r}", line)
         return found
     if not isinstance(schema, DcpSchema):
-        raise reader.error(f"schema must be a DcpSchema or SchemaRegistry, not {schema!r}", line)
+        raise reader.error(f"Schema must be a DcpSchema or SchemaRegistry, not {schema!r}", line)
     if base is not None and base != schema.id:
-        raise reader.error(f"unknown schema id {header.sid!r} (expected {schema.id!r})", line)
+        raise reader.error(f"Unknown schema id {header.sid!r} (expected {schema.id!r})", line)
     return schema
 
 
 def _active_fields(reader: _Reader, line: _Line, header: _Header, schema: DcpSchema) -> list[str]:
     mask = _parse_id(header.sid)[1] if header.sid is not None else None
     if mask is not None and mask > schema.full_mask:
-        raise reader.error(f"mask {mask:x} names fields {schema.id!r} does not have", line)
+        raise reader.error(f"Mask {mask:x} names fields {schema.id!r} does not have", line)
     from_mask = list(schema.fields_from_mask(schema.full_mask if mask is None else mask))
     if header.names is None:
         if header.count is not None and header.count != len(from_mask):
             raise reader.error(
-                f"the header says {header.count} fields, the schema has {len(from_mask)}", line
+                f"The header says {header.count} fields, the schema has {len(from_mask)}", line
             )
         return from_mask
     if header.sid is None:  # L0: names only; they must be schema fields in schema order
@@ -277,12 +244,12 @@ def _active_fields(reader: _Reader, line: _Line, header: _Header, schema: DcpSch
         positions = [order.get(name, -1) for name in header.names]
         if -1 in positions or positions != sorted(positions):
             raise reader.error(
-                f"header fields {header.names} do not fit schema {schema.id!r}", line
+                f"Header fields {header.names} do not fit schema {schema.id!r}", line
             )
         return header.names
     if header.names != from_mask:
         raise reader.error(
-            f"header fields {header.names} differ from schema {header.sid!r}: {from_mask}", line
+            f"Header fields {header.names} differ from schema {header.sid!r}: {from_mask}", line
         )
     return from_mask
 
@@ -371,22 +338,22 @@ def _expand(
 ) -> list[dict[str, Any]]:
     sid = block[1]
     if not isinstance(sid, str):
-        raise reader.error(f"a {block[0]} block needs a sub-schema id", line)
+        raise reader.error(f"A {block[0]} block needs a sub-schema id", line)
     try:
         base, mask = _parse_id(sid)
     except ValueError as exc:
         raise reader.error(str(exc), line) from None
     if base != sub.id:
-        raise reader.error(f"unknown sub-schema id {sid!r} (expected {sub.id!r})", line)
+        raise reader.error(f"Unknown sub-schema id {sid!r} (expected {sub.id!r})", line)
     if mask is not None and mask > sub.full_mask:
-        raise reader.error(f"mask {mask:x} names fields {sub.id!r} does not have", line)
+        raise reader.error(f"Mask {mask:x} names fields {sub.id!r} does not have", line)
     names = sub.fields_from_mask(sub.full_mask if mask is None else mask)
     builder = _schema_builder(reader, sub, names, dash_absent)
     items = []
     for subrow in block[2:]:
         if not isinstance(subrow, list) or len(subrow) != len(names):
             raise reader.error(
-                f"a sub-row of {sid!r} must be an array of {len(names)} values", line
+                f"A sub-row of {sid!r} must be an array of {len(names)} values", line
             )
         items.append(builder(subrow, line))
     return items

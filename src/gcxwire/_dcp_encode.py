@@ -8,11 +8,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
-import orjson
-
 from ._dcp_infer import infer_schema
-from ._dcp_schema import ABSENT, DcpSchema, Path, json_path, resolve, split_path, unwrap
-from ._json import dumps_cell
+from ._dcp_schema import DcpSchema, Path, resolve, split_path, unwrap
+from ._values import ABSENT, check_value, dumps_valid, is_plain, path_join
 from .errors import EncodeTypeError, EncodeValueError
 
 __all__ = ["MARKERS", "PLACEHOLDER", "STYLES", "Dialect", "Style", "encode"]
@@ -27,64 +25,12 @@ _DEFAULT_DOMAIN = "data"
 # --- JSON text -------------------------------------------------------------------------------
 
 
-def _compact(value: Any) -> str:
-    """``JSON.stringify`` form: no spaces, raw non-ASCII, lone surrogates escaped."""
-    try:
-        return orjson.dumps(value).decode()
-    except (TypeError, orjson.JSONEncodeError):
-        # ints beyond 64 bits (any size), lone surrogates, subclasses orjson refuses
-        return dumps_cell(value)
-
-
 def _spaced(value: Any) -> str:
     """Python ``json.dumps`` defaults, as dcp-py writes: ``", "`` and ``\\uXXXX`` escapes."""
     try:
         return json.dumps(value, allow_nan=False)
     except ValueError as exc:  # an int past CPython's 4,300-digit conversion limit
         raise EncodeValueError(f"The dcp-py dialect cannot write this value: {exc}") from None
-
-
-def _is_plain_json(value: Any) -> bool:
-    """The fast check: plain JSON types only (a subclass or an error goes to ``_check_json``)."""
-    cls = type(value)
-    if cls is str or cls is int or cls is bool or value is None:
-        return True
-    if cls is float:
-        return math.isfinite(value)
-    if cls is list:
-        for item in value:
-            if not _is_plain_json(item):
-                return False
-        return True
-    if cls is dict:
-        for key, item in value.items():
-            if type(key) is not str or not _is_plain_json(item):
-                return False
-        return True
-    return False
-
-
-def _check_json(value: Any, path: str) -> None:
-    """Raise ``EncodeError`` (with the JSONPath) for anything JSON cannot carry exactly."""
-    if value is None or isinstance(value, (str, bool, int)):
-        return
-    if isinstance(value, float):
-        if not math.isfinite(value):
-            raise EncodeValueError(f"{value!r} is not a JSON number", path)
-        return
-    if isinstance(value, dict):
-        for key, item in value.items():
-            if not isinstance(key, str):
-                raise EncodeTypeError(
-                    f"object keys must be strings, not {type(key).__name__}", path
-                )
-            _check_json(item, json_path(path, key))
-        return
-    if isinstance(value, list):
-        for i, item in enumerate(value):
-            _check_json(item, json_path(path, i))
-        return
-    raise EncodeTypeError(f"{type(value).__name__} is not a JSON value", path)
 
 
 # --- dialects --------------------------------------------------------------------------------
@@ -100,8 +46,8 @@ class Style:
 
 
 STYLES: dict[str, Style] = {
-    "gateway": Style(False, None, "$R", False, _compact),
-    "v0.3": Style(True, "-", "$N", False, _compact),
+    "gateway": Style(False, None, "$R", False, dumps_valid),
+    "v0.3": Style(True, "-", "$N", False, dumps_valid),
     "dcp-py": Style(True, "-", "$R", True, _spaced),
 }
 
@@ -111,7 +57,7 @@ def _style(dialect: str) -> Style:
         return STYLES[dialect]
     except (KeyError, TypeError):
         raise EncodeValueError(
-            f"unknown DCP dialect {dialect!r} (use 'gateway', 'v0.3' or 'dcp-py')", "$"
+            f"Unknown DCP dialect {dialect!r} (use 'gateway', 'v0.3' or 'dcp-py')"
         ) from None
 
 
@@ -121,7 +67,7 @@ def _density(dialect: str, style: Style, density: int | None) -> int:
         return own
     if density not in (0, 1, 2, 3, 4) or (dialect != "dcp-py" and density != own):
         raise EncodeValueError(
-            f"header density {density!r} is not available in the {dialect} dialect", "$"
+            f"Header density {density!r} is not available in the {dialect} dialect"
         )
     return density
 
@@ -142,14 +88,14 @@ def encode(
     style = _style(dialect)
     level = _density(dialect, style, density)
     if schema is not None and not isinstance(schema, DcpSchema):
-        raise EncodeTypeError(f"schema must be a DcpSchema, not {type(schema).__name__}", "$")
+        raise EncodeTypeError(f"Schema must be a DcpSchema, not {type(schema).__name__}")
     members, key, items = unwrap(records)
-    prefix = json_path("$", key) if key is not None else "$"
+    prefix = path_join("$", key) if key is not None else "$"
     for i, record in enumerate(items):
         if not isinstance(record, dict):
             kind = "null" if record is None else type(record).__name__
             raise EncodeTypeError(
-                f"a DCP record must be a JSON object, not {kind}", f"{prefix}[{i}]"
+                f"A DCP record must be a JSON object, not {kind}", f"{prefix}[{i}]"
             )
     if schema is None:
         schema = infer_schema(
@@ -162,7 +108,7 @@ def encode(
             flatten_sparse=style.absent is not None,  # the gateway cannot write "absent"
         )
     if members is not None:
-        _check_json(members, "$")
+        check_value(members)
 
     table = _Table.gather(items, schema)
     lines: list[str] = []
@@ -224,8 +170,8 @@ class _Table:
             elif cls is float and math.isfinite(value):
                 cells.append(value)
             else:
-                if not _is_plain_json(value):
-                    _check_json(value, _cell_path(prefix, r, path))
+                if not is_plain(value):
+                    check_value(value, _cell_path(prefix, r, path))
                 if sub is not None and isinstance(value, list):
                     cells.append(_nested_cell(value, sub, style, _cell_path(prefix, r, path)))
                 else:
@@ -234,9 +180,9 @@ class _Table:
 
 
 def _cell_path(prefix: str, row: int, path: tuple[str, ...]) -> str:
-    where = json_path(prefix, row)
+    where = path_join(prefix, row)
     for segment in path:
-        where = json_path(where, segment)
+        where = path_join(where, segment)
     return where
 
 
@@ -259,7 +205,7 @@ def _nested_cell(value: list[Any], sub: DcpSchema, style: Style, where: str) -> 
         return _sub_block(value, sub, style)
     if value and isinstance(value[0], str) and value[0] in MARKERS:
         raise EncodeValueError(
-            f"an array starting with {value[0]!r} would read back as sub-rows", where
+            f"An array starting with {value[0]!r} would read back as sub-rows", where
         )
     return _cell(value, style)
 
@@ -324,9 +270,9 @@ def _text_line(record: dict[str, Any], text_key: str, where: str) -> str:
     value = resolve(record, split_path(text_key))
     where = f"{where}.{text_key}"  # the dot path as given
     if not isinstance(value, str):
-        raise EncodeTypeError("a text line needs a string at text_key", where)
+        raise EncodeTypeError("A text line needs a string at text_key", where)
     if "\n" in value or "\r" in value:
-        raise EncodeValueError("a text line cannot hold a line break", where)
+        raise EncodeValueError("A text line cannot hold a line break", where)
     return value
 
 
@@ -340,11 +286,11 @@ def _metadata_line(wrapper: dict[str, Any], key: str, domain: str, style: Style)
     for name, value in wrapper.items():
         if name != key and isinstance(value, str) and value == PLACEHOLDER:
             raise EncodeValueError(
-                f"wrapper member {name!r} holds {PLACEHOLDER!r}, DCP's table placeholder",
-                json_path("$", name),
+                f"Wrapper member {name!r} holds {PLACEHOLDER!r}, DCP's table placeholder",
+                path_join("$", name),
             )
     if wrapper.get("$dcp") == "schema":
-        raise EncodeValueError('a wrapper with "$dcp": "schema" reads as a schema header', "$")
+        raise EncodeValueError('A wrapper with "$dcp": "schema" reads as a schema header')
     if key == domain and next(reversed(wrapper)) == key:
         body = {name: value for name, value in wrapper.items() if name != key}
     else:

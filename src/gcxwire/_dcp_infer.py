@@ -15,16 +15,15 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from ._dcp_schema import (
-    ABSENT,
     DcpSchema,
     Opened,
     Path,
     TypeDef,
     check_record,
     flatten,
-    json_path,
     unwrap,
 )
+from ._values import ABSENT, path_join
 from .errors import EncodeTypeError, EncodeValueError
 
 __all__ = ["infer_schema"]
@@ -89,9 +88,9 @@ def infer_schema(
     Raises ``EncodeTypeError`` (with the record's JSONPath) for a record that is not an object.
     """
     if not isinstance(domain, str) or not domain or "#" in domain:
-        raise EncodeValueError(f"domain must be a non-empty string without '#': {domain!r}", "$")
+        raise EncodeValueError(f"Domain must be a non-empty string without '#': {domain!r}")
     _, key, items = unwrap(records)
-    prefix = f"$.{key}" if key is not None else "$"
+    prefix = path_join("$", key) if key is not None else "$"
     rows = [check_record(record, f"{prefix}[{i}]") for i, record in enumerate(items)]
 
     flats = _flatten_all(rows, prefix, max_depth, naming, flatten_sparse)
@@ -387,11 +386,11 @@ def _pooled_items(column: _Column, prefix: str) -> list[dict[str, Any]]:
     pooled = []
     for index, value in enumerate(column.values):
         for j, item in enumerate(value if isinstance(value, list) else []):
-            where = json_path(json_path(f"{prefix}[{index}]", column.path[0]), j)
+            where = path_join(path_join(f"{prefix}[{index}]", column.path[0]), j)
             for key in check_record(item, where):
                 if not isinstance(key, str):
                     raise EncodeTypeError(
-                        f"object keys must be strings, not {type(key).__name__}", where
+                        f"Object keys must be strings, not {type(key).__name__}", where
                     )
             pooled.append(item)
     return pooled

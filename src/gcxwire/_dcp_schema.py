@@ -15,10 +15,10 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ._values import ABSENT, path_join
 from .errors import DecodeError, EncodeTypeError, EncodeValueError
 
 __all__ = [
-    "ABSENT",
     "DcpSchema",
     "Opened",
     "Path",
@@ -26,7 +26,6 @@ __all__ = [
     "TypeDef",
     "check_record",
     "flatten",
-    "json_path",
     "resolve",
     "split_path",
     "unwrap",
@@ -35,25 +34,6 @@ __all__ = [
 Path = tuple[str, ...]
 TypeDef = dict[str, Any]
 
-
-class _Absent:
-    """The marker of a key that is not there (distinct from a JSON null)."""
-
-    _instance: _Absent | None = None
-
-    def __new__(cls) -> _Absent:
-        if cls._instance is None:
-            cls._instance = super().__new__(cls)
-        return cls._instance
-
-    def __repr__(self) -> str:
-        return "ABSENT"
-
-    def __reduce__(self) -> str:
-        return "ABSENT"
-
-
-ABSENT: Any = _Absent()
 
 _ID_RE = re.compile(r"^(?P<domain>.*):v(?P<version>\d+)$")
 
@@ -67,15 +47,8 @@ def check_record(record: Any, where: str) -> dict[str, Any]:
     """``record`` if it is a JSON object; else ``EncodeTypeError`` at ``where``."""
     if not isinstance(record, dict):
         kind = "null" if record is None else type(record).__name__
-        raise EncodeTypeError(f"a DCP record must be a JSON object, not {kind}", where)
+        raise EncodeTypeError(f"A DCP record must be a JSON object, not {kind}", where)
     return record  # its keys are checked as it is flattened
-
-
-def json_path(parent: str, key: str | int) -> str:
-    """``parent`` extended by one member (``$.a``, ``$['a b']``) or index (``$[3]``)."""
-    if isinstance(key, int):
-        return f"{parent}[{key}]"
-    return f"{parent}.{key}" if key.isidentifier() else f"{parent}[{key!r}]"
 
 
 @dataclass
@@ -128,9 +101,9 @@ def flatten(
             if not isinstance(key, str):
                 where = "$"
                 for segment in prefix:
-                    where = json_path(where, segment)
+                    where = path_join(where, segment)
                 raise EncodeTypeError(
-                    f"object keys must be strings, not {type(key).__name__}", where
+                    f"Object keys must be strings, not {type(key).__name__}", where
                 )
 
     def walk(obj: Mapping[str, Any], prefix: Path) -> None:
@@ -180,12 +153,11 @@ def unwrap(value: Any) -> tuple[dict[str, Any] | None, str | None, list[Any]]:
             key = arrays[0]
             return {k: v for k, v in value.items() if k != key}, key, value[key]
         raise EncodeTypeError(
-            "a single object is not tabular: DCP encodes a list of records or a wrapper object "
-            "with exactly one array of objects",
-            "$",
+            "A single object is not tabular: DCP encodes a list of records or a wrapper object "
+            "with exactly one array of objects"
         )
     kind = "null" if value is None else type(value).__name__
-    raise EncodeTypeError(f"DCP encodes a list of records, not {kind}", "$")
+    raise EncodeTypeError(f"DCP encodes a list of records, not {kind}")
 
 
 # --- the schema ------------------------------------------------------------------------------
@@ -211,11 +183,11 @@ class DcpSchema:
     def __post_init__(self) -> None:
         fields = tuple(self.fields)
         if not isinstance(self.id, str) or "#" in self.id:
-            raise EncodeValueError(f"schema id {self.id!r} must be a string without '#'", "$")
+            raise EncodeValueError(f"Schema id {self.id!r} must be a string without '#'")
         if not all(isinstance(name, str) for name in fields):
-            raise EncodeValueError(f"schema {self.id!r} has a field name that is not a string", "$")
+            raise EncodeValueError(f"Schema {self.id!r} has a field name that is not a string")
         if len(set(fields)) != len(fields):
-            raise EncodeValueError(f"schema {self.id!r} has duplicate field names", "$")
+            raise EncodeValueError(f"Schema {self.id!r} has duplicate field names")
         # a field without a path reads the key of its own name (the caller's dict is not touched)
         paths = {name: tuple(self.paths.get(name, (name,))) for name in fields}
         object.__setattr__(self, "fields", fields)
@@ -297,17 +269,17 @@ class DcpSchema:
         read from the top-level key of their own name otherwise.
         """
         if not isinstance(definition, Mapping) or definition.get("$dcp") != "schema":
-            raise EncodeValueError('a DcpSchemaDef needs "$dcp": "schema"', "$")
+            raise EncodeValueError('A DcpSchemaDef needs "$dcp": "schema"')
         schema_id = definition.get("id")
         names = definition.get("fields")
         if not isinstance(schema_id, str) or not isinstance(names, list):
-            raise EncodeValueError('a DcpSchemaDef needs a string "id" and a "fields" list', "$")
+            raise EncodeValueError('A DcpSchemaDef needs a string "id" and a "fields" list')
         if not all(isinstance(name, str) for name in names):
             raise EncodeValueError("DcpSchemaDef field names must be strings", "$.fields")
         count = definition.get("fieldCount", len(names))
         if count != len(names):
             raise EncodeValueError(
-                f"fieldCount {count} differs from the {len(names)} fields", "$.fieldCount"
+                f"The fieldCount {count} differs from the {len(names)} fields", "$.fieldCount"
             )
         raw_paths: Mapping[str, Any] = {}
         if mapping is None and isinstance(definition.get("mapping"), Mapping):
@@ -386,13 +358,13 @@ class SchemaRegistry:
     def _file_stem(self, schema: DcpSchema) -> str:
         stem = f"{schema.domain}.v{schema.version}"
         if "/" in stem or "\\" in stem or stem.startswith("."):
-            raise EncodeValueError(f"schema id {schema.id!r} cannot name a file", "$")
+            raise EncodeValueError(f"Schema id {schema.id!r} cannot name a file")
         return stem
 
     def save(self, schema: DcpSchema | None = None) -> list[str]:
         """Write one schema (or all) to the folder; returns the files written."""
         if self.folder is None:
-            raise EncodeValueError("this registry has no folder to save to", "$")
+            raise EncodeValueError("This registry has no folder to save to")
         os.makedirs(self.folder, exist_ok=True)
         written = []
         for item in [schema] if schema is not None else list(self._schemas.values()):

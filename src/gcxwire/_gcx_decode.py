@@ -6,9 +6,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from ._common import ABSENT
 from ._gcx_model import _CONTROL, _EMPTY, _FLAT, _FLOAT, _FORM, _IS, _OF, _PREFIX, Header
 from ._impl import decode_row, decode_rows, nest_rows, parse_cell, unescape
+from ._values import ABSENT
 from .errors import DecodeError, UnsupportedVersionError
 from .limits import DEFAULT_LIMITS, Limits, check_size, depth_exceeds
 

@@ -6,7 +6,6 @@ import heapq
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from ._common import ABSENT, path_join
 from ._gcx_model import (
     _CONTROL,
     _EMPTY,
@@ -32,6 +31,7 @@ from ._impl import (
     scan_style,
     shared_keys,
 )
+from ._values import ABSENT, path_join
 from .errors import EncodeError, EncodeTypeError, EncodeValueError
 
 # A column that holds one scalar in this many rows or more is written once, in

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from . import _auto, gcx, tokens
+from ._values import same
 from ._version import __version__
 from .errors import GcxwireError, ScorecardError
 
@@ -234,9 +235,9 @@ def _judge(decode: Callable[[str], Any], text: str, value: Any) -> tuple[str, st
         got = decode(text)
     except Exception as exc:  # shown as "!" in the tables, with the message in the JSON
         return "undecodable", f"{type(exc).__name__}: {exc}"
-    if _auto.first_difference(got, value) is None:
+    if same(value, got):
         return "exact", None
-    if _auto.first_difference(_canonical(got), _canonical(value)) is None:
+    if same(_canonical(value), _canonical(got)):
         return "order", None
     return "lost", None
 

@@ -46,8 +46,9 @@ from cpython.unicode cimport (
 from libc.math cimport isfinite
 from libc.string cimport memchr, memcmp, memcpy, memmove
 
-from ._common import ABSENT, int_to_str, path_join, str_to_int
-from ._json import dumps_cell, loads_cell
+from ._values import ABSENT, int_to_str, path_join, str_to_int
+from ._values import dumps as dumps_cell
+from ._values import loads as loads_cell
 from .errors import DecodeError, EncodeError, EncodeTypeError, EncodeValueError
 
 cdef extern from "Python.h":

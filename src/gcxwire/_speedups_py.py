@@ -18,8 +18,9 @@ import math
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from ._common import ABSENT, NUMBER, int_to_str, path_join, str_to_int
-from ._json import dumps_cell, loads_cell
+from ._values import ABSENT, NUMBER, int_to_str, path_join, str_to_int
+from ._values import dumps as dumps_cell
+from ._values import loads as loads_cell
 from .errors import DecodeError, EncodeError, EncodeTypeError, EncodeValueError
 
 __all__ = [

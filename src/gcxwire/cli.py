@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from . import _auto, _measure
+from ._values import difference
 from ._version import __version__
 from .errors import DecodeError, GcxwireError
 
@@ -104,7 +105,8 @@ def _cmd_check(args: argparse.Namespace, out: TextIO) -> int:
                 notes.append(f"{fmt} cannot encode ({exc})")
                 continue
             try:
-                where = _auto.first_difference(_auto.decode(text), value)
+                found = difference(value, _auto.decode(text))
+                where = None if found is None else found[0]
             except DecodeError as exc:
                 where = f"$ (its own output does not decode: {exc})"
             if where is None:

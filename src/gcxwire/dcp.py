@@ -19,10 +19,10 @@ from __future__ import annotations
 from typing import Any
 
 from . import _dcp_decode, _dcp_encode
-from ._compare import difference
 from ._dcp_encode import Dialect
 from ._dcp_infer import infer_schema
 from ._dcp_schema import DcpSchema, SchemaRegistry
+from ._values import difference
 from .errors import DecodeError, EncodeValueError
 from .limits import DEFAULT_LIMITS, Limits
 
@@ -33,7 +33,6 @@ __all__ = [
     "decode",
     "encode",
     "infer_schema",
-    "same_value",
 ]
 
 
@@ -70,7 +69,7 @@ def encode(
         if exact:
             _require_exact(records, text, schema, text_key)
     except RecursionError:
-        raise EncodeValueError("value is nested too deeply", "$") from None
+        raise EncodeValueError("Value is nested too deeply") from None
     return text
 
 
@@ -78,7 +77,7 @@ def _require_exact(value: Any, text: str, schema: DcpSchema | None, text_key: st
     try:
         back = decode(text, schema=schema, text_key=text_key)
     except DecodeError as exc:  # a bug if it happens: say so rather than pass the text on
-        raise EncodeValueError(f"DCP output does not decode: {exc}", "$") from None
+        raise EncodeValueError(f"DCP output does not decode: {exc}") from None
     diff = difference(value, back)
     if diff is not None:
         raise EncodeValueError(f"DCP round trip is not exact ({diff[1]})", diff[0])
@@ -116,8 +115,3 @@ def decode(
         text_key=text_key,
         limits=limits,
     )
-
-
-def same_value(a: Any, b: Any, /) -> bool:
-    """Strict JSON equality: same types (``1`` is not ``1.0`` or ``True``), same key order."""
-    return difference(a, b) is None

@@ -11,13 +11,13 @@ import codecs
 from collections.abc import Sequence
 from typing import Any, Literal
 
-from ._common import path_join
 from ._gcx_decode import _build, _Lines, _sections
 from ._gcx_encode import _encode_typed, _field_text, _header_line, _tool_text
 from ._gcx_model import _NO_FLOATS, Header, Section
 from ._impl import encode_row
-from ._json import MAX_DEPTH, RawNumber, go_marshal, loads_exact
+from ._json import RawNumber, go_marshal, loads_exact
 from ._reference import encode_reference
+from ._values import MAX_DEPTH, path_join
 from .errors import DecodeError, EncodeValueError
 from .limits import DEFAULT_LIMITS, Limits, as_text
 

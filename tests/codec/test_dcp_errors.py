@@ -22,30 +22,30 @@ SCHEMA = infer_schema(
 @pytest.mark.parametrize(
     ("text", "line", "column", "message"),
     [
-        (H + "\n[1,2]", 2, 1, "row has 2 values but the header has 1"),
-        (H + "\n[]", 2, 1, "row has 0 values"),
-        (H + "\n[1", 2, 3, "invalid JSON"),
+        (H + "\n[1,2]", 2, 1, "Row has 2 values but the header has 1"),
+        (H + "\n[]", 2, 1, "Row has 0 values"),
+        (H + "\n[1", 2, 3, "Invalid JSON"),
         (H + '\n{"a":1}', 2, 1, "must be a JSON array"),
-        (H + "\n\n[1]", 2, 1, "invalid JSON"),
-        (H + "\n[NaN]", 2, 1, "NaN is not JSON"),
+        (H + "\n\n[1]", 2, 1, "Invalid JSON"),
+        (H + "\n[NaN]", 2, 1, "NaN is not valid JSON"),
         (H + "\n[1e400]", 2, 1, "out of range"),
-        (H + "\n[1]\n[2]\nnope", 4, 1, "invalid JSON"),
+        (H + "\n[1]\n[2]\nnope", 4, 1, "Invalid JSON"),
         ('{"total":1}', 1, 12, "must be followed by a $S header"),
         ("[1,2]", 1, 1, 'starts with "$S"'),
-        ('"text"', 1, 1, "expected a $S header"),
-        ("garbage", 1, 1, "invalid JSON"),
+        ('"text"', 1, 1, "Expected a $S header"),
+        ("garbage", 1, 1, "Invalid JSON"),
         ('["$S"]', 1, 1, "schema id"),
         ('["$S",5,"a"]', 1, 1, "schema id"),
         ('["$S","x:v1",2,"a"]', 1, 1, "says 2 fields but names 1"),
         ('["$S","x:v1","a",1]', 1, 1, "names must be strings"),
-        ('["$S","x:v1#zz","a"]', 1, 1, "bad presence mask"),
-        ('["$S","x:v1#","a"]', 1, 1, "bad presence mask"),
-        ('["$S","x:v1","a","a"]', 1, 1, "duplicate field names"),
+        ('["$S","x:v1#zz","a"]', 1, 1, "Bad presence mask"),
+        ('["$S","x:v1#","a"]', 1, 1, "Bad presence mask"),
+        ('["$S","x:v1","a","a"]', 1, 1, "Duplicate field names"),
         ('{"$dcp":"schema","id":"x:v1"}', 1, 1, 'needs "id" and "fields"'),
         ('{"$dcp":"schema","id":"x:v1","fields":["a"],"fieldCount":3}', 1, 1, "fieldCount"),
         ("Fields: a, b\na: 1", 1, 1, "L4"),
         ("[" * 100_000, 1, 1, "JSON"),
-        ('{"m":1}\n' + H + "\n[1,2]", 3, 1, "row has 2 values"),
+        ('{"m":1}\n' + H + "\n[1,2]", 3, 1, "Row has 2 values"),
     ],
 )
 def test_malformed_text_names_line_and_column(
@@ -60,19 +60,19 @@ def test_malformed_text_names_line_and_column(
 @pytest.mark.parametrize(
     ("text", "line", "message"),
     [
-        ('["$S","other:v1","id"]\n[1]', 1, "unknown schema id"),
-        ('["$S","u:v2","id"]\n[1]', 1, "unknown schema id"),
+        ('["$S","other:v1","id"]\n[1]', 1, "Unknown schema id"),
+        ('["$S","u:v2","id"]\n[1]', 1, "Unknown schema id"),
         ('["$S","u:v1","name","id"]\n["n",1]', 1, "differ from schema"),
         ('["$S","u:v1","id"]\n[1]', 1, "differ from schema"),  # no mask: all three fields
         ('["$S","u:v1#f","id"]\n[1]', 1, "does not have"),
         ('["$S","u:v1",2]\n[1,2]', 1, "the schema has 3"),
         ('["id","zzz"]\n[1,2]', 1, "do not fit schema"),
-        ('["$S","u:v1#3","name","teams"]\n["n",["$R","u.other:v1"]]', 2, "unknown sub-schema"),
+        ('["$S","u:v1#3","name","teams"]\n["n",["$R","u.other:v1"]]', 2, "Unknown sub-schema"),
         ('["$S","u:v1#3","name","teams"]\n["n",["$R",7]]', 2, "sub-schema id"),
         ('["$S","u:v1#3","name","teams"]\n["n",["$R","u.teams:v1",["t"]]]', 2, "array of 2"),
         ('["$S","u:v1#3","name","teams"]\n["n",["$R","u.teams:v1",5]]', 2, "array of 2"),
         ('["$S","u:v1#3","name","teams"]\n["n",["$R","u.teams:v1#9"]]', 2, "does not have"),
-        ('["$S","u:v1#3","name","teams"]\n["n",["$R","u.teams:v1#q"]]', 2, "bad presence mask"),
+        ('["$S","u:v1#3","name","teams"]\n["n",["$R","u.teams:v1#q"]]', 2, "Bad presence mask"),
     ],
 )
 def test_schema_mismatches_name_the_line(text: str, line: int, message: str) -> None:
@@ -92,9 +92,9 @@ def test_registry_lookup_and_unknown_id(tmp_path: Any) -> None:
     registry.add(SCHEMA)
     text = dcp.encode([{"id": 1, "name": "n", "teams": []}], SCHEMA)
     assert dcp.decode(text, schema=registry) == [{"id": 1, "name": "n", "teams": []}]
-    with pytest.raises(DecodeError, match="unknown schema id"):
+    with pytest.raises(DecodeError, match="Unknown schema id"):
         dcp.decode('["$S","nope:v1","a"]\n[1]', schema=registry)
-    with pytest.raises(DecodeError, match="unknown schema id"):
+    with pytest.raises(DecodeError, match="Unknown schema id"):
         dcp.decode('["a"]\n[1]', schema=registry)
 
 

@@ -16,7 +16,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from gcxwire import dcp
-from gcxwire.dcp import infer_schema, same_value
+from gcxwire._values import difference
+from gcxwire.dcp import infer_schema
 from gcxwire.errors import DecodeError, EncodeError
 
 DIALECTS = ["gateway", "v0.3", "dcp-py"]
@@ -132,7 +133,7 @@ def test_round_trip_with_an_inferred_schema(dialect: str, data: st.DataObject) -
     assert back == records
     if order == "source" and _consistent_order(records, into_arrays=True):
         # dcp-wrap's category order re-sorts keys; first-seen order keeps them
-        assert same_value(back, records)
+        assert difference(records, back) is None
     assert dcp.encode(back, schema, dialect=dialect) == text  # type: ignore[arg-type]
     # the same rows inside a wrapper object come back inside it
     value = wrapped(records, data.draw(st.integers(0, 2)), data.draw(KEYS))
@@ -154,7 +155,7 @@ def test_round_trip_without_a_schema_is_exact(dialect: str, data: st.DataObject)
     text = dcp.encode(value, dialect=dialect)  # type: ignore[arg-type]
     back = dcp.decode(text)
     if _consistent_order(records, into_arrays=False, deep=False):
-        assert same_value(back, value), (value, text, back)
+        assert difference(value, back) is None, (value, text, back)
         assert dcp.encode(value, dialect=dialect, exact=True) == text  # type: ignore[arg-type]
     else:
         assert back == value
@@ -216,7 +217,7 @@ def test_any_json_value_encodes_or_raises_encode_error(dialect: str, value: Any)
         text = dcp.encode(value, dialect=dialect, exact=True)  # type: ignore[arg-type]
     except EncodeError:
         return
-    assert same_value(dcp.decode(text), value)
+    assert difference(value, dcp.decode(text)) is None
 
 
 NOT_JSON = st.recursive(
@@ -242,7 +243,7 @@ def test_values_json_cannot_carry_raise_only_encode_error(value: Any) -> None:
         text = dcp.encode(value, exact=True)
     except EncodeError:
         return
-    assert same_value(dcp.decode(text), value)
+    assert difference(value, dcp.decode(text)) is None
 
 
 @EXAMPLES
@@ -255,9 +256,9 @@ def test_exact_flag_agrees_with_the_decoder(value: Any) -> None:
     try:
         dcp.encode(value, exact=True)
     except EncodeError:
-        assert not same_value(dcp.decode(text), value)
+        assert difference(value, dcp.decode(text)) is not None
     else:
-        assert same_value(dcp.decode(text), value)
+        assert difference(value, dcp.decode(text)) is None
 
 
 # --- the named losses, one by one ---------------------------------------------------------------
@@ -316,7 +317,7 @@ def test_null_parent_reads_back_as_object_of_nulls_in_the_gateway() -> None:
     dashed = dcp.encode(records, schema, dialect="v0.3")
     assert dcp.decode(dashed, schema=schema)[1] == {}
     # without a schema the path naming keeps such an object whole: exact
-    assert same_value(dcp.decode(dcp.encode(records)), records)
+    assert difference(records, dcp.decode(dcp.encode(records))) is None
 
 
 def test_dotted_keys_read_back_as_nesting_without_a_schema() -> None:
@@ -341,13 +342,13 @@ def test_wrapper_readme_form_and_placeholder_form() -> None:
     text = dcp.encode(readme)
     assert text.split("\n")[0] == '{"total_count":4939,"incomplete_results":false}'
     assert text.split("\n")[1] == '["$S","items:v1","id","name"]'
-    assert same_value(dcp.decode(text), readme)
+    assert difference(readme, dcp.decode(text)) is None
     # another domain (or the array not last) keeps the key in place as "$S"
     named = dcp.encode(readme, domain="search_repositories")
     assert named.split("\n")[0] == '{"total_count":4939,"incomplete_results":false,"items":"$S"}'
-    assert same_value(dcp.decode(named), readme)
+    assert difference(readme, dcp.decode(named)) is None
     first = {"items": items, "total_count": 1}
-    assert same_value(dcp.decode(dcp.encode(first)), first)
+    assert difference(first, dcp.decode(dcp.encode(first))) is None
 
 
 def test_wrapper_with_a_schema_and_nested_sub_rows() -> None:
@@ -375,7 +376,7 @@ def test_exact_numbers_and_strings_survive() -> None:
     records = [{"big": 2**80, "neg": -(2**70), "f": 1.0, "z": -0.0, "s": "\ud800\x00\u2028é"}]
     for dialect in DIALECTS:
         text = dcp.encode(records, dialect=dialect, exact=True)  # type: ignore[arg-type]
-        assert same_value(dcp.decode(text), records)
+        assert difference(records, dcp.decode(text)) is None
     assert "1.0" in dcp.encode(records)  # unlike dcp-wrap (JS), a float stays a float
 
 
@@ -384,7 +385,7 @@ def test_zero_field_and_empty_batches() -> None:
     for value in ([], [{}], [{}, {}], {"n": 0, "items": []}):
         for dialect, density in styles:
             text = dcp.encode(value, dialect=dialect, density=density, exact=True)  # type: ignore[arg-type]
-            assert same_value(dcp.decode(text), value)
+            assert difference(value, dcp.decode(text)) is None
     assert dcp.encode([]) == '["$S","data:v1"]'
 
 

@@ -11,6 +11,7 @@ import pytest
 from pydantic import BaseModel
 
 from gcxwire import EncodeError, _auto, encode
+from gcxwire._values import difference
 from gcxwire.mcp import ENCODING_META, read_result, reading_hint, tool_result
 from gcxwire.proxy.cli import build_interceptor
 from gcxwire.proxy.options import parse_options
@@ -49,7 +50,7 @@ def test_what_tool_result_sends_reads_back_exactly(value: Any, fmt: Any) -> None
         assert len(result.content) == (2 if hint and reading_hint(text) else 1)
         as_dict = result.model_dump(by_alias=True, exclude_none=True, mode="json")
         for form in (result, as_dict, {"jsonrpc": "2.0", "id": 1, "result": as_dict}):
-            assert _auto.first_difference(read_result(form), value) is None
+            assert difference(value, read_result(form)) is None
 
 
 @pytest.mark.parametrize("hint", ["per-result", "session"])
@@ -64,7 +65,7 @@ def test_what_the_proxy_sends_reads_as_what_the_server_sent(
     rewritten = interceptor.rewrite_tool_result(call["call"]["name"], original)
     meant = read_result(original)
     if rewritten is not None:
-        assert _auto.first_difference(read_result(rewritten), meant) is None
+        assert difference(meant, read_result(rewritten)) is None
     # Unencoded, the value is what the text blocks carry, else structuredContent, else the text.
     texts = [block["text"] for block in original["content"] if block["type"] == "text"]
     values = []

@@ -9,7 +9,8 @@ import mcp.types as types
 import pytest
 from pydantic import BaseModel, Field
 
-from gcxwire import EncodeError, _auto
+from gcxwire import EncodeError
+from gcxwire._values import difference
 from gcxwire.mcp import ENCODING_META, encode_result, json_value, read_result, tool_result
 from gcxwire.mcp.result import encode_return, format_property
 
@@ -73,7 +74,7 @@ def test_an_asked_format_that_cannot_carry_the_value_gives_exact_json() -> None:
         encode_result(sparse, tool="t", format="dcp")
     result = encode_return(sparse, tool="t", format="dcp")
     assert result is not None and result["_meta"] == {ENCODING_META: "json"}
-    assert _auto.first_difference(read_result(result), sparse) is None
+    assert difference(sparse, read_result(result)) is None
 
 
 def test_the_format_property() -> None:

@@ -11,6 +11,7 @@ import pytest
 from mcp import Client
 
 from gcxwire import _auto
+from gcxwire._values import difference
 from gcxwire.mcp import FORMAT_ARG, is_hint, read_result, reading_hint
 
 from .conftest import build_server, received_log
@@ -41,10 +42,10 @@ def test_encoded_text_goes_out_once_and_reads_back_exactly(framework: str, mode:
             [text] = texts(result)  # one block: the encoding, once
             assert result.structured_content is None  # no escaped copy of it
             assert encoding(result) == _auto.detect(text)
-            assert _auto.first_difference(read_result(result), meant) is None, name
+            assert difference(meant, read_result(result)) is None, name
             # The unencoded twin reads back to the same value.
             plain = await client.call_tool(f"{name}_plain", arguments)
-            assert _auto.first_difference(read_result(plain), meant) is None, name
+            assert difference(meant, read_result(plain)) is None, name
 
     drive(build_server(framework), mode, scenario)
 
@@ -80,12 +81,12 @@ def test_the_format_argument_is_honoured_and_never_reaches_the_function(
             result = await client.call_tool("users", {**arguments, FORMAT_ARG: fmt})
             [text] = texts(result)
             assert encoding(result) == _auto.detect(text) == fmt
-            assert _auto.first_difference(read_result(result), meant) is None
+            assert difference(meant, read_result(result)) is None
         # DCP cannot tell absent keys from nulls: asked for anyway, exact JSON goes out.
         arguments, meant = data.CALLS["tricky"]
         result = await client.call_tool("tricky", {**arguments, FORMAT_ARG: "dcp"})
         assert encoding(result) == "json"
-        assert _auto.first_difference(read_result(result), meant) is None
+        assert difference(meant, read_result(result)) is None
         log = received_log(framework)
         log.clear()
         result = await client.call_tool("received", {"a": 7, "b": "y", FORMAT_ARG: "dcp"})
@@ -105,7 +106,7 @@ def test_format_argument_off(framework: str) -> None:
         assert tools["users"].output_schema is None
         arguments, meant = data.CALLS["users"]
         result = await client.call_tool("users", arguments)
-        assert _auto.first_difference(read_result(result), meant) is None
+        assert difference(meant, read_result(result)) is None
 
     drive(build_server(framework, format_arg=False), "auto", scenario)
 
@@ -151,7 +152,7 @@ def test_the_hint_per_result_on_request(framework: str) -> None:
         result = await client.call_tool("search", {**arguments, FORMAT_ARG: "gcx"})
         hint, payload = texts(result)
         assert is_hint(hint) and hint == reading_hint(payload)
-        assert _auto.first_difference(read_result(result), meant) is None
+        assert difference(meant, read_result(result)) is None
         plain_json = await client.call_tool("search", {**arguments, FORMAT_ARG: "json"})
         assert len(plain_json.content) == 1  # JSON needs no hint
 
@@ -168,7 +169,7 @@ def test_fastmcp_clients_results_read_back_exactly() -> None:
             for name, (arguments, meant) in data.CALLS.items():
                 result = await client.call_tool(name, arguments)
                 assert result.structured_content is None
-                assert _auto.first_difference(read_result(result), meant) is None
+                assert difference(meant, read_result(result)) is None
 
     asyncio.run(main())
 

@@ -16,6 +16,7 @@ import pytest
 from mcp import Client, StdioServerParameters
 
 from gcxwire import _auto
+from gcxwire._values import difference
 from gcxwire.mcp import FORMAT_ARG, read_result, reading_hint
 
 from ..proxy.helpers import proxy_argv
@@ -47,14 +48,14 @@ def test_python_client_over_stdio(framework: str, mode: str) -> None:
                 [text] = texts(result)
                 assert result.structured_content is None
                 assert encoding(result) == _auto.detect(text)
-                assert _auto.first_difference(read_result(result), meant) is None
+                assert difference(meant, read_result(result)) is None
                 plain = await client.call_tool(f"{name}_plain", arguments)
                 assert result_tokens(result) < result_tokens(plain)
             arguments, meant = data.CALLS["search"]
             for fmt in ("gcx", "dcp", "json"):
                 result = await client.call_tool("search", {**arguments, FORMAT_ARG: fmt})
                 assert encoding(result) == fmt
-                assert _auto.first_difference(read_result(result), meant) is None
+                assert difference(meant, read_result(result)) is None
             received = await client.call_tool("received", {"a": 1, FORMAT_ARG: "gcx"})
             assert read_result(received) == data.received(1, "x")
             boom = await client.call_tool("boom", {})
@@ -111,12 +112,12 @@ def test_typescript_client_over_stdio(framework: str) -> None:
         assert "outputSchema" not in tools[name] and "outputSchema" in tools[f"{name}_plain"]
         assert len(encoded["content"]) == 1 and "structuredContent" not in encoded
         assert encoded["_meta"]["gcxwire/encoding"] == _auto.detect(encoded["content"][0]["text"])
-        assert _auto.first_difference(read_result(encoded), meant) is None
+        assert difference(meant, read_result(encoded)) is None
         assert "structuredContent" in plain
     base = 2 * len(data.CALLS)
     for fmt, result in zip(formats, results[base : base + 3]):
         assert result["_meta"]["gcxwire/encoding"] == fmt
-        assert _auto.first_difference(read_result(result), data.CALLS["users"][1]) is None
+        assert difference(data.CALLS["users"][1], read_result(result)) is None
     received, boom, status, greet = results[base + 3 :]
     assert read_result(received) == data.received(3, "z")
     assert boom["isError"] is True
@@ -138,7 +139,7 @@ def test_through_the_gcxwire_proxy(hint: str) -> None:
                 assert encoding(encoded) == _auto.detect(texts(encoded)[-1])
                 plain = await client.call_tool(f"{name}_plain", arguments)
                 for result in (encoded, plain):
-                    assert _auto.first_difference(read_result(result), meant) is None, name
+                    assert difference(meant, read_result(result)) is None, name
             boom = await client.call_tool("boom", {})
             assert boom.is_error
 

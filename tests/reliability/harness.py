@@ -16,7 +16,8 @@ from typing import Any
 import orjson
 
 import gcxwire
-from gcxwire._auto import detect, first_difference
+from gcxwire._auto import detect
+from gcxwire._values import difference
 from tests.reliability.servers.load_server import table
 
 SERVER = Path(__file__).parent / "servers" / "load_server.py"
@@ -56,8 +57,8 @@ def check_table(response: dict[str, Any]) -> str:
     """The response to call ``n`` decodes to exactly ``table(n, rows(n))``; its format."""
     n = response["id"]
     text = response["result"]["content"][-1]["text"]
-    where = first_difference(gcxwire.decode(text), table(n, rows(n)))
-    assert where is None, f"call {n}: decoded content differs at {where}"
+    where = difference(table(n, rows(n)), gcxwire.decode(text))
+    assert where is None, f"call {n}: decoded content differs at {where[0]}"
     return detect(text)
 
 

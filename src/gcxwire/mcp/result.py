@@ -15,6 +15,7 @@ from typing import Any, Final, Literal, cast
 
 from .. import _auto
 from .._auto import FORMATS, Format
+from .._values import difference
 from ..errors import DecodeError, EncodeError, EncodeValueError
 from .hint import reading_hint
 
@@ -134,7 +135,7 @@ def sdk_call_tool_result() -> Any:
 
 def _reads_back(text: str, data: Any) -> bool:
     try:
-        return _auto.first_difference(_auto.decode(text), data) is None
+        return difference(data, _auto.decode(text)) is None
     except DecodeError:
         return False
 

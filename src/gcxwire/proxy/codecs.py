@@ -7,16 +7,13 @@ this build has it) encodes with the per-tool schemas of :mod:`.lifecycle`.
 from __future__ import annotations
 
 import importlib
-import json
-import re
 from collections.abc import Sequence
 from types import ModuleType
 from typing import Any
 
-import orjson
-
 from .. import _auto, tokens
 from .._auto import Format
+from .._values import difference, loads
 from .lifecycle import SchemaVersion
 from .tabular import Table
 
@@ -26,37 +23,16 @@ __all__ = [
     "count_tokens",
     "decode",
     "detect",
+    "difference",
     "encode",
     "loads",
     "optional_codec",
-    "same_value",
 ]
-
-# orjson reads integer literals beyond 64 bits as floats; those texts take the
-# exact (slower) standard-library path so no digit is ever lost.
-_LONG_DIGIT_RUN = re.compile(rb"\d{19}")
 
 count_tokens = tokens.count
 encode = _auto.encode
 decode = _auto.decode
 detect = _auto.detect
-
-
-def loads(text: str) -> Any:
-    """Parse JSON text exactly; raises ``ValueError`` when it is not JSON."""
-    data = text.encode()
-    if _LONG_DIGIT_RUN.search(data):
-        return json.loads(text, parse_constant=_reject_constant)
-    return orjson.loads(data)
-
-
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
-
-
-def same_value(got: Any, want: Any) -> bool:
-    """Equal as JSON values, types and key order included (``1`` is not ``1.0``)."""
-    return _auto.first_difference(got, want) is None
 
 
 def optional_codec(name: str) -> ModuleType | None:
