@@ -99,6 +99,8 @@ def decode(
     if not text.strip():
         return []
     lines = reader.lines
+    while lines[0].text in ("", "\r"):  # blank lines before the header, as GCX1 allows
+        lines = lines[1:]
     first = lines[0]
     if first.text.startswith("Fields: "):
         raise reader.error("Header density L4 (natural language) cannot be decoded", first)
@@ -131,7 +133,12 @@ def decode(
     else:
         # without a schema, a header naming no fields carries none (a zero-field batch)
         names = header.names if header.names is not None else []
-        build = _flat_builder(names, dash_absent, expand_paths)
+        paths = _tree_paths(names) if expand_paths else None
+        if paths is not None and max(map(len, paths)) > limits.max_depth:
+            raise reader.error(
+                f"A dotted field name nests deeper than {limits.max_depth} levels", head_line
+            )
+        build = _flat_builder(names, paths, dash_absent)
 
     records = []
     body = lines[index + 1 :]
@@ -255,9 +262,8 @@ def _active_fields(reader: _Reader, line: _Line, header: _Header, schema: DcpSch
 
 
 def _flat_builder(
-    names: list[str], dash_absent: bool, expand_paths: bool
+    names: list[str], paths: list[tuple[str, ...]] | None, dash_absent: bool
 ) -> Callable[[list[Any], _Line], dict[str, Any]]:
-    paths = _tree_paths(names) if expand_paths else None
     if paths is None:  # flat records: the common case, kept to one comprehension
         if dash_absent:
             return lambda row, line: {n: v for n, v in zip(names, row) if v != "-"}
@@ -284,12 +290,23 @@ def _tree_paths(names: list[str]) -> list[tuple[str, ...]] | None:
     paths = [tuple(name.split(".")) if "." in name else (name,) for name in names]
     if any("" in path for path in paths if len(path) > 1):
         return None
-    leaves = set(paths)
+    # one walk of a key tree, so the check is linear in the header's length (testing every
+    # prefix of every name was quadratic: a 256 KB header took a minute)
+    root: dict[str, Any] = {}
     for path in paths:
-        for cut in range(1, len(path)):
-            if path[:cut] in leaves:
-                return None
+        node = root
+        for segment in path[:-1]:
+            child = node.setdefault(segment, {})
+            if child is _LEAF:
+                return None  # a leaf is also a parent
+            node = child
+        if path[-1] in node:
+            return None  # a parent is also a leaf
+        node[path[-1]] = _LEAF
     return paths
+
+
+_LEAF: Any = object()  # a leaf in _tree_paths' key tree
 
 
 def _put(record: dict[str, Any], path: tuple[str, ...], value: Any) -> None:

@@ -216,8 +216,21 @@ def _sub_block(items: list[dict[str, Any]], sub: DcpSchema, style: Style) -> lis
     active = [i for i in range(len(sub.fields)) if any(row[i] is not ABSENT for row in grid)]
     mask = sum(sub.field_bit(i) for i in active)
     block: list[Any] = [style.marker, sub.id if not items else sub.cutdown_id(mask)]
-    block.extend([_cell(row[i], style) for i in active] for row in grid)
+    inner = [sub.nest.get(sub.fields[i]) for i in active]  # sub-schemas nest again ($R in $R)
+    for row in grid:
+        block.append(
+            [
+                _sub_block(row[i], deeper, style)
+                if deeper is not None and _all_objects(row[i])
+                else _cell(row[i], style)
+                for i, deeper in zip(active, inner)
+            ]
+        )
     return block
+
+
+def _all_objects(value: Any) -> bool:
+    return isinstance(value, list) and all(isinstance(item, dict) for item in value)
 
 
 # --- header, natural rows, text and metadata lines -------------------------------------------

@@ -114,7 +114,7 @@ def infer_schema(
                     min_presence=min_presence,
                     order=order,
                     naming=naming,
-                    nest=False,
+                    nest=True,  # dcp-wrap nests again inside sub-rows ($R in $R)
                     types=types,
                 )
                 type_defs[name] = {"type": "array"}
@@ -229,6 +229,7 @@ def _is_number(value: Any) -> bool:
 
 def _category(name: str, nonnull: list[Any]) -> int:
     """dcp-wrap's rank: identifier 1, classifier 2, numeric 3, long text 4, other 5."""
+    name = name.lower()  # dcp-wrap matches its name hints case-insensitively (ID, Name, URL)
     if name in _IDENTIFIERS:
         return 1
     all_strings = bool(nonnull) and all(isinstance(v, str) for v in nonnull)
@@ -313,7 +314,7 @@ def _utf16_key(text: str) -> bytes:
 
 def _unique_names(columns: list[_Column]) -> list[str]:
     """dcp-wrap's collision renaming: the first holder keeps the name, later ones become
-    ``parent_leaf``, then ``name_2``, ``name_3``..."""
+    ``parent_leaf``, then ``parent_leaf_2``, ``parent_leaf_3``... (a top-level path: ``leaf_2``)."""
     taken: set[str] = set()
     names: list[str] = []
     for column in columns:
@@ -322,9 +323,9 @@ def _unique_names(columns: list[_Column]) -> list[str]:
             candidate = f"{column.path[-2]}_{name}" if len(column.path) > 1 else name
             if candidate in taken:
                 n = 2
-                while f"{name}_{n}" in taken:
+                while f"{candidate}_{n}" in taken:
                     n += 1
-                candidate = f"{name}_{n}"
+                candidate = f"{candidate}_{n}"
             name = candidate
         taken.add(name)
         names.append(name)
@@ -373,19 +374,22 @@ def _kind_of_subclass(cls: type) -> str:
 # --- nest ------------------------------------------------------------------------------------
 
 
+def _objects(value: Any) -> bool:
+    """A non-empty array of objects: what ``$R`` sub-rows carry."""
+    return isinstance(value, list) and bool(value) and all(isinstance(v, dict) for v in value)
+
+
 def _is_nestable(values: list[Any]) -> bool:
-    """Every present value is a non-empty array of objects (dcp-wrap's ``$R`` rule)."""
-    present = [v for v in values if v is not ABSENT]
-    return bool(present) and all(
-        isinstance(v, list) and v and all(isinstance(item, dict) for item in v) for v in present
-    )
+    """Some record holds a non-empty array of objects here (dcp-wrap's ``$R`` rule: any
+    record, not every one, so an empty ``labels`` list in one issue still nests the rest)."""
+    return any(_objects(v) for v in values)
 
 
 def _pooled_items(column: _Column, prefix: str) -> list[dict[str, Any]]:
-    """Every item of every record's array in this column, its keys checked."""
+    """Every item of every record's array of objects in this column, its keys checked."""
     pooled = []
     for index, value in enumerate(column.values):
-        for j, item in enumerate(value if isinstance(value, list) else []):
+        for j, item in enumerate(value if _objects(value) else []):
             where = path_join(path_join(f"{prefix}[{index}]", column.path[0]), j)
             for key in check_record(item, where):
                 if not isinstance(key, str):

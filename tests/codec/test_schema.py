@@ -169,8 +169,11 @@ def test_nested_arrays_of_objects_get_sub_schemas() -> None:
     assert sub.id == "users.teams:v1"
     assert sub.fields == ("id", "role", "meta")
     assert sub.paths["meta"] == ("meta",)  # items are not flattened (max depth 0)
-    # an empty array anywhere (or a non-object item) means no sub-schema
+    # as in dcp-wrap, one record holding objects is enough: an empty array elsewhere still nests
     records[1]["teams"] = []
+    assert infer_schema(records, domain="users").nest["teams"].fields == ("id", "role", "meta")
+    # arrays of anything but objects never do
+    records[0]["teams"] = ["t1"]
     assert "teams" not in infer_schema(records, domain="users").nest
 
 

@@ -1,0 +1,95 @@
+"""DCP inference and decoding where dcp-wrap 0.3.1 (or GCX1) showed gcxwire differing."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import pytest
+
+from gcxwire import dcp
+from gcxwire._values import difference
+from gcxwire.errors import DecodeError
+from gcxwire.limits import Limits
+
+# --- inference, as dcp-wrap 0.3.1's SchemaGenerator ----------------------------------------------
+
+
+def test_a_field_nests_when_any_record_holds_objects_there() -> None:
+    issues = [
+        {"id": 1, "labels": []},  # GitHub issues without labels
+        {"id": 2, "labels": [{"name": "bug", "color": "f00"}]},
+        {"id": 3},
+    ]
+    schema = dcp.infer_schema(issues, domain="issues")
+    assert schema.types["labels"] == {"type": "array"}
+    assert schema.nest["labels"].fields == ("name", "color")
+    text = dcp.encode(issues, schema)
+    assert text.splitlines()[1:] == [
+        '[1,["$R","issues.labels:v1"]]',
+        '[2,["$R","issues.labels:v1",["bug","f00"]]]',
+        "[3,null]",
+    ]
+
+
+def test_name_hints_match_whatever_the_case() -> None:
+    records = [{"count": 1, "Name": "a"}, {"count": 2, "Name": "b"}]
+    # "Name" is an identifier (rank 1) as "name" is, so it comes before the numeric "count"
+    assert dcp.infer_schema(records, domain="d").fields == ("Name", "count")
+
+
+def test_sub_schemas_nest_again_inside_sub_rows() -> None:
+    records = [
+        {"id": 1, "teams": [{"name": "core", "members": [{"login": "ann"}, {"login": "bo"}]}]},
+        {"id": 2, "teams": [{"name": "ops", "members": []}]},
+    ]
+    schema = dcp.infer_schema(records, domain="d")
+    members = schema.nest["teams"].nest["members"]
+    assert members.id == "d.teams.members:v1"
+    text = dcp.encode(records, schema)
+    assert text.splitlines()[1] == (
+        '[1,["$R","d.teams:v1",["core",["$R","d.teams.members:v1",["ann"],["bo"]]]]]'
+    )
+    assert difference(records, dcp.decode(text, schema=schema)) is None
+
+
+def test_a_second_collision_keeps_the_parent_in_its_name() -> None:
+    record = {"a": {"url": "x"}, "b": {"a": {"url": "y"}}, "c": {"a": {"url": "z"}}}
+    assert dcp.infer_schema([record], domain="d").fields == ("url", "a_url", "a_url_2")
+
+
+# --- decoding ------------------------------------------------------------------------------------
+
+
+def test_blank_lines_before_the_header_are_skipped_as_in_gcx1() -> None:
+    assert dcp.decode('\n\n["$S","x:v1","a"]\n[1]') == [{"a": 1}]
+    with pytest.raises(DecodeError) as info:
+        dcp.decode('\n\n["$S","x:v1","a"]\n[1,2]')
+    assert info.value.lineno == 4  # lines are still counted from the top
+
+
+def test_max_depth_holds_through_dotted_names() -> None:
+    text = '["$S","x:v1","a.b.c"]\n[1]'
+    assert dcp.decode(text, limits=Limits(max_depth=3)) == [{"a": {"b": {"c": 1}}}]
+    with pytest.raises(DecodeError, match="nests deeper than 2"):
+        dcp.decode(text, limits=Limits(max_depth=2))
+
+
+def _decode_cpu(segments: int) -> float:
+    name = ".".join(["a"] * segments)
+    text = f'["$S","x:v1","{name}","b"]\n[1,2]'
+    limits = Limits(max_depth=segments + 1)
+    start = time.process_time()
+    record: Any = dcp.decode(text, limits=limits)
+    took = time.process_time() - start
+    assert record[0]["b"] == 2
+    return took
+
+
+@pytest.mark.slow
+def test_dotted_names_decode_in_linear_time() -> None:
+    # CPU-time ratio in one process: 4x the segments must cost well under 16x (quadratic)
+    _decode_cpu(1000)  # warm up
+    small = min(_decode_cpu(8000) for _ in range(3))
+    large = min(_decode_cpu(32000) for _ in range(3))
+    assert large < 8 * max(small, 1e-4), (small, large)
