@@ -80,9 +80,7 @@ def encode(
 
 # How auto avoids counting every token of every candidate (tokenizing costs
 # about 100 ns a character, 30-100 times what writing GCX1 costs):
-# - a text longer than twice its sample is estimated from evenly spaced windows
-#   cut where the count is additive (tokens.next_cut), scaled by its length,
-#   with the standard error of that ratio estimate;
+# - any other long text is estimated from windows of it (tokens.estimate);
 # - a long list written one line per row (GCX1's and DCP's tables) is
 #   estimated from the same sampled rows in each format, so two formats are
 #   compared by the spread of their per-row differences, which is far smaller
@@ -93,40 +91,11 @@ def encode(
 #   the true minimum.
 _MARGIN = 0.01
 _SPREADS = 4.0
-_SAMPLE_SHARE = 0.01  # of a text's characters, counted in _WINDOWS windows
-_SAMPLE_MIN = 1024
-_WINDOWS = 16
 _SAMPLE_ROWS = 32
 _SAMPLE_FIT = 0.10  # how far the sampled rows' length may miss the text's
 _ORDER = ("json", "gcx", "dcp")  # the tie-break: JSON first
 
 Count = tuple[float, float]  # (tokens, standard error); an error of 0 is an exact count
-
-
-def _estimate(text: str) -> Count:
-    """``text``'s token count, exact or estimated from windows of it."""
-    size = len(text)
-    budget = max(_SAMPLE_MIN, int(size * _SAMPLE_SHARE))
-    if 2 * budget >= size:
-        return tokens.count(text), 0.0
-    width = budget // _WINDOWS
-    windows: list[tuple[int, int]] = []  # (tokens, characters)
-    start = chars = 0
-    for window in range(_WINDOWS):
-        if window:
-            start = max(start, tokens.next_cut(text, window * size // _WINDOWS))
-        end = tokens.next_cut(text, start + width)
-        if end > start:
-            windows.append((tokens.count(text[start:end]), end - start))
-            chars += end - start
-        start = end
-        if 2 * chars >= size:  # few places to cut: the sample grew to half the text
-            return tokens.count(text), 0.0
-    rate = sum(count for count, _ in windows) / chars
-    mean_chars = chars / len(windows)
-    residuals = sum((count - rate * width) ** 2 for count, width in windows)
-    spread = (residuals / (len(windows) * (len(windows) - 1))) ** 0.5 / mean_chars
-    return rate * size, spread * size
 
 
 def _spread_of_total(per_row: Sequence[float], rows: int) -> float:
@@ -238,7 +207,7 @@ class _Auto:
                 continue
             text = self.texts["json"] if name == "json" else self.text(name)
             if text is not None:
-                self.estimates[name] = _estimate(text)
+                self.estimates[name] = tokens.estimate(text)
                 if not self.estimates[name][1]:
                     self.exact[name] = int(self.estimates[name][0])
 

@@ -31,7 +31,14 @@ from .errors import TokenizerUnavailableError
 if TYPE_CHECKING:
     import tiktoken
 
-__all__ = ["ENCODINGS", "TokenizerUnavailableError", "count", "encoding", "next_cut"]
+__all__ = [
+    "ENCODINGS",
+    "TokenizerUnavailableError",
+    "count",
+    "encoding",
+    "estimate",
+    "next_cut",
+]
 
 ENCODINGS: tuple[str, ...] = ("cl100k_base", "o200k_base")
 
@@ -193,6 +200,45 @@ def count(text: str, /, encoding: str = "cl100k_base") -> int:
         total += len(encode(text[start:end]))
         start = end
     return total
+
+
+# A text longer than twice its sample is estimated from _WINDOWS evenly spaced
+# windows, _SAMPLE_SHARE of it (at least _SAMPLE_MIN characters).
+_SAMPLE_SHARE = 0.01
+_SAMPLE_MIN = 1024
+_WINDOWS = 16
+
+
+def estimate(text: str, encoding: str = "cl100k_base") -> tuple[float, float]:
+    """``text``'s token count and its standard error: exact (error 0) for a
+    short text, else estimated from windows of it.
+
+    The windows start and end where counts add up exactly (``next_cut``), so the
+    only error is the scaling of their tokens per character to the whole text;
+    the error given is that ratio estimate's. Costs about 1 % of ``count``.
+    """
+    size = len(text)
+    budget = max(_SAMPLE_MIN, int(size * _SAMPLE_SHARE))
+    if 2 * budget >= size:
+        return count(text, encoding), 0.0
+    width = budget // _WINDOWS
+    windows: list[tuple[int, int]] = []  # (tokens, characters)
+    start = chars = 0
+    for window in range(_WINDOWS):
+        if window:
+            start = max(start, next_cut(text, window * size // _WINDOWS))
+        end = next_cut(text, start + width)
+        if end > start:
+            windows.append((count(text[start:end], encoding), end - start))
+            chars += end - start
+        start = end
+        if 2 * chars >= size:  # few places to cut: the sample grew to half the text
+            return count(text, encoding), 0.0
+    rate = sum(tokens for tokens, _ in windows) / chars
+    mean_chars = chars / len(windows)
+    residuals = sum((tokens - rate * width) ** 2 for tokens, width in windows)
+    spread = (residuals / (len(windows) * (len(windows) - 1))) ** 0.5 / mean_chars
+    return rate * size, spread * size
 
 
 _encoding = encoding  # ``count``'s parameter shadows the function's name

@@ -6,6 +6,7 @@ this build has it) encodes with the per-tool schemas of :mod:`.lifecycle`.
 
 from __future__ import annotations
 
+import functools
 import importlib
 from collections.abc import Sequence
 from types import ModuleType
@@ -13,7 +14,7 @@ from typing import Any
 
 from .. import _auto, tokens
 from .._auto import Format
-from .._values import difference, loads
+from .._values import difference, loads, same
 from .lifecycle import SchemaVersion
 from .tabular import Table
 
@@ -25,11 +26,36 @@ __all__ = [
     "detect",
     "difference",
     "encode",
+    "estimate_tokens",
     "loads",
     "optional_codec",
+    "same",
+    "stats_tokens",
 ]
 
-count_tokens = tokens.count
+
+@functools.lru_cache(maxsize=4)
+def count_tokens(text: str) -> int:
+    """``tokens.count``, remembered for the last few texts: one result's compact
+    JSON is counted as the baseline and again as a candidate."""
+    return tokens.count(text)
+
+
+# Stats count a result up to this many characters exactly; a longer one is
+# estimated from a sample (tokens.estimate, about 1 % of the cost).
+EXACT_STATS = 1 << 16
+
+
+estimate_tokens = tokens.estimate
+
+
+def stats_tokens(text: str) -> tuple[int, bool]:
+    """Tokens of a baseline for the stats: ``(count, exact)``."""
+    if len(text) <= EXACT_STATS:
+        return count_tokens(text), True
+    return round(tokens.estimate(text)[0]), False
+
+
 encode = _auto.encode
 decode = _auto.decode
 detect = _auto.detect

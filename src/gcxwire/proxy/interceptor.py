@@ -37,7 +37,6 @@ from typing import Any, Literal
 
 import orjson
 
-from .._json import RawNumber, loads_exact
 from ..errors import GcxwireError
 from ..mcp import MARKERS, hint_markers, reading_hint
 from . import codecs
@@ -136,32 +135,23 @@ def instructions_hint(format: str) -> str:
 _MAYBE_NOT_INT = re.compile(r"[0-9][.eE]|-0(?![0-9])")
 
 
+# In JSON text that parses, a number literal is a run of these characters
+# outside a string; strings are matched whole so their digits are skipped.
+_LITERAL = re.compile(r'"(?:[^"\\]|\\.)*"|[-0-9][-+.0-9eE]*')
+
+
 def numbers_kept(texts: Iterable[str]) -> bool:
-    """Whether every number literal in these JSON texts is the one the codecs
-    write for its value, so re-encoding cannot re-format a number
-    (``1.50``, ``1e3``, ``-0`` and ``1E+2`` would change; ``1.5`` and ``7`` do not)."""
+    """Whether every number literal in these JSON texts (each already parsed) is
+    the one the codecs write for its value, so re-encoding cannot re-format a
+    number (``1.50``, ``1e3``, ``-0`` and ``1E+2`` would change; ``1.5`` and ``7``
+    do not). Each distinct literal is judged once, on the text itself."""
     for text in texts:
         if _MAYBE_NOT_INT.search(text) is None:
             continue
-        try:
-            value = loads_exact(text)
-        except GcxwireError:
-            return False
-        if not all(_canonical(number.text) for number in _numbers(value)):
+        literals = {found for found in _LITERAL.findall(text) if found[0] != '"'}
+        if not all(_canonical(literal) for literal in literals):
             return False
     return True
-
-
-def _numbers(value: Any) -> Iterable[RawNumber]:
-    stack = [value]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, RawNumber):
-            yield item
-        elif isinstance(item, dict):
-            stack.extend(item.values())
-        elif isinstance(item, list):
-            stack.extend(item)
 
 
 def _canonical(literal: str) -> bool:
@@ -179,6 +169,43 @@ class Encoding:
     format: str  # "gcx", "dcp" or "json"
     tokens: int
     schema: SchemaVersion | None = None
+    spread: float = 0.0  # the standard error of ``tokens`` when it is estimated (long texts)
+
+    @classmethod
+    def of(cls, text: str, format: str, schema: SchemaVersion | None = None) -> Encoding:
+        """Counted exactly up to ``codecs.EXACT_STATS`` characters, else estimated."""
+        if len(text) <= codecs.EXACT_STATS:
+            return cls(text, format, codecs.count_tokens(text), schema)
+        tokens, spread = codecs.estimate_tokens(text)
+        return cls(text, format, round(tokens), schema, spread)
+
+    def exactly(self) -> Encoding:
+        if not self.spread:
+            return self
+        return Encoding(self.text, self.format, codecs.count_tokens(self.text), self.schema)
+
+
+def no_more(a: Encoding, b: Encoding, extra: int = 0) -> bool:
+    """``a.tokens <= b.tokens + extra``, counted exactly where estimates cannot tell."""
+    if abs(a.tokens - b.tokens - extra) <= 4 * (a.spread**2 + b.spread**2) ** 0.5:
+        a, b = a.exactly(), b.exactly()
+    return a.tokens <= b.tokens + extra
+
+
+def cheapest(found: list[Encoding]) -> Encoding:
+    """The encoding with the fewest tokens (the first of equals); estimates
+    decide only where they are over 1 % plus four standard errors apart, the
+    rest are counted exactly, as ``gcxwire.encode`` decides."""
+    best = min(found, key=lambda encoding: encoding.tokens)
+    close = [
+        encoding
+        for encoding in found
+        if encoding.tokens - best.tokens
+        <= 0.01 * best.tokens + 4 * (encoding.spread**2 + best.spread**2) ** 0.5
+    ]
+    if len(close) == 1:
+        return best
+    return min((encoding.exactly() for encoding in close), key=lambda encoding: encoding.tokens)
 
 
 class ResponseInterceptor:
@@ -278,8 +305,9 @@ class ResponseInterceptor:
             tokens = sum(codecs.count_tokens(text) for text in all_texts)
             self._passed(tool, size, tokens, tokens)
             return None
-        before = sum(codecs.count_tokens(text) for text in texts)
-        compact = codecs.count_tokens(_compact_baseline(texts, value))
+        counted = [codecs.stats_tokens(text) for text in texts]
+        before = sum(tokens for tokens, _ in counted)
+        compact = codecs.stats_tokens(_compact_baseline(texts, value))[0]
         if not numbers_kept(texts):  # a rewrite would re-format a number literal
             log.debug("%s: a number literal would not read back as written; passing", tool)
             self._passed(tool, size, before, compact)
@@ -290,8 +318,12 @@ class ResponseInterceptor:
         if chosen is not None and hint and self.format == "auto":
             # Compact JSON needs no hint: counting the hint, it may be the cheapest.
             plain = self._encode_select(tool, value, "json")
-            if plain is not None and plain.tokens <= chosen.tokens + hint_cost:
+            if plain is not None and no_more(plain, chosen, hint_cost):
                 chosen, hint, markers, hint_cost = plain, "", (), 0
+        if chosen is not None and chosen.tokens + hint_cost >= before * 0.9:
+            chosen = chosen.exactly()  # near: estimates cannot say which is smaller
+            if not all(exact for _, exact in counted):
+                before = sum(codecs.count_tokens(text) for text in texts)
         if chosen is None or chosen.tokens + hint_cost >= before:
             self._passed(tool, size, before, compact)
             return None
@@ -330,7 +362,7 @@ class ResponseInterceptor:
         if chosen is not None and (self.format == "auto" or chosen.format != "json"):
             return chosen
         plain = self._encode_select(tool, value, "auto" if table is None else "json")
-        if chosen is None or (plain is not None and plain.tokens < chosen.tokens):
+        if chosen is None or (plain is not None and not no_more(chosen, plain)):
             return plain
         return chosen
 
@@ -358,7 +390,7 @@ class ResponseInterceptor:
         # The tool's own DCP carries its versioned schema id (tool:vN); _auto's
         # DCP would be the same format under a generic id, so it does not compete.
         others = [self._encode_select(tool, table.value, fmt) for fmt in ("gcx", "json")]
-        return min([dcp, *(c for c in others if c is not None)], key=lambda c: c.tokens)
+        return cheapest([dcp, *(c for c in others if c is not None)])
 
     def _encode_select(self, tool: str, value: Any, fmt: Format) -> Encoding | None:
         """``gcxwire.encode``'s encoding in ``fmt``, if it reads back exactly
@@ -368,11 +400,11 @@ class ResponseInterceptor:
         except GcxwireError as exc:  # this format cannot carry the value
             log.debug("%s cannot encode a result of %s: %s", fmt, tool, exc)
             return None
-        exact = fmt in ("auto", "json") or codecs.difference(value, codecs.decode(text)) is None
+        exact = fmt in ("auto", "json") or codecs.same(value, codecs.decode(text))
         if not exact:
             log.debug("%s does not read back exactly for %s", fmt, tool)
             return None
-        return Encoding(text, codecs.detect(text), codecs.count_tokens(text))
+        return Encoding.of(text, codecs.detect(text))
 
     def _encode_dcp(self, tool: str, table: Table) -> Encoding | None:
         """DCP with the tool's lifecycle schema, kept only if it reads back exactly."""
@@ -387,11 +419,11 @@ class ResponseInterceptor:
             except Exception as exc:
                 log.warning("preset %s cannot encode a result of %s: %r", schema.id, tool, exc)
                 return None
-            return Encoding(text, "dcp", codecs.count_tokens(text), schema)
+            return Encoding.of(text, "dcp", schema)
         try:
             text = self.dcp.encode(table, schema)
-            if codecs.difference(_expected(table, schema.dropped), codecs.decode(text)) is None:
-                return Encoding(text, "dcp", codecs.count_tokens(text), schema)
+            if codecs.same(_expected(table, schema.dropped), codecs.decode(text)):
+                return Encoding.of(text, "dcp", schema)
             log.debug("DCP with %s does not read back exactly for %s", schema.id, tool)
         except Exception as exc:  # a codec limit is a reason to pass, not to fail
             log.debug("DCP with %s failed for %s: %r", schema.id, tool, exc)

@@ -74,6 +74,25 @@ def field_kinds(row: Row, prefix: str = "") -> Iterator[tuple[str, str]]:
             yield from field_kinds(value, path + ".")
 
 
+def shapes(rows: Sequence[Row]) -> list[tuple[Row, int, list[tuple[str, str]]]]:
+    """The rows grouped by shape, in order of first appearance: ``(first row,
+    rows of that shape, its field_kinds)``. Rows with the same keys in the same
+    order and the same value types have the same field kinds, so a table's
+    bookkeeping walks each shape once instead of every row."""
+    groups: dict[tuple[Any, ...], list[Any]] = {}
+    for row in rows:
+        types = tuple(map(type, row.values()))
+        key: tuple[Any, ...] = (tuple(row), types)
+        if dict in types:  # nested objects: their own fields are part of the shape
+            key = (key, tuple(field_kinds(row)))
+        group = groups.get(key)
+        if group is None:
+            groups[key] = [row, 1, None]
+        else:
+            group[1] += 1
+    return [(row, count, list(field_kinds(row))) for row, count, _ in groups.values()]
+
+
 class SchemaValidator:
     """Count rows for one tool, detect drift, and say when to confirm.
 
@@ -124,8 +143,8 @@ class SchemaValidator:
         ]
 
     def _drifts(self, rows: Sequence[Row]) -> bool:
-        for row in rows:
-            for path, kind in field_kinds(row):
+        for _, _, kinds in shapes(rows):
+            for path, kind in kinds:
                 known = self._kinds.get(path)
                 if known is None:
                     return True  # a new field
@@ -135,19 +154,21 @@ class SchemaValidator:
 
     def _count(self, rows: Sequence[Row]) -> None:
         self._seen_once = True
-        for row in rows:
-            self.samples += 1
-            for path, kind in field_kinds(row):
+        self.samples += len(rows)
+        for _, count, fields in shapes(rows):
+            for path, kind in fields:
                 kinds = self._kinds.setdefault(path, set())
                 if kind != "null":
                     kinds.add(kind)
-                    self._non_null[path] = self._non_null.get(path, 0) + 1
+                    self._non_null[path] = self._non_null.get(path, 0) + count
 
     def null_to_value(self, rows: Sequence[Row], paths: Sequence[str]) -> bool:
         """Whether any of ``paths`` (fields left out as always null) has a value now."""
         dropped = set(paths)
         return any(
-            kind != "null" and path in dropped for row in rows for path, kind in field_kinds(row)
+            kind != "null" and path in dropped
+            for _, _, kinds in shapes(rows)
+            for path, kind in kinds
         )
 
 
@@ -187,8 +208,8 @@ class _ToolEntry:
     seen: set[str] = field(default_factory=set)
 
     def keep(self, rows: Sequence[Row]) -> None:
-        for row in rows:
-            paths = {path for path, _ in field_kinds(row)}
+        for row, _, kinds in shapes(rows):  # a shape's later rows add no field
+            paths = {path for path, _ in kinds}
             if not paths <= self.seen:
                 self.exemplars.append(row)
                 self.seen |= paths
