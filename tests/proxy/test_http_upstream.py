@@ -199,6 +199,20 @@ def test_401_says_what_is_missing_and_a_header_from_the_environment_fixes_it() -
 
 
 @pytest.mark.slow  # a real server and client: several seconds
+def test_a_server_silent_past_the_http_timeout_gets_an_error_not_a_hang() -> None:
+    async def scenario(url: str) -> None:
+        async with Client(proxy("--url", url, "--http-timeout", "1"), mode="legacy") as client:
+            with pytest.raises(MCPError) as caught:
+                await client.call_tool("sleepy", {"seconds": 5})
+            assert caught.value.error.code == HTTP_FAILED
+            assert "did not answer in time" in caught.value.error.message
+            assert (await client.call_tool("sleepy", {"seconds": 0})).content[0].text == "awake"  # type: ignore[union-attr]
+
+    with python_server() as url:
+        run(scenario(url))
+
+
+@pytest.mark.slow  # a real server and client: several seconds
 def test_a_wrong_path_and_a_dead_port_are_clear_errors() -> None:
     async def failing(url: str, words: str) -> None:
         error = (await connect_error(proxy("--url", url))).error
@@ -305,6 +319,47 @@ def test_the_typescript_sdk_client_through_url_to_the_python_server() -> None:
     assert MARKERS["gcx"] in report["instructions"] or MARKERS["dcp"] in report["instructions"]
     for n, result in zip((12, 14, 16), report["results"]):
         assert gcxwire.decode(result["content"][-1]["text"]) == rows_for(n)
+
+
+@pytest.mark.slow  # a real server and client: several seconds
+@needs_node
+def test_the_get_stream_brings_server_requests_and_the_answer_goes_back() -> None:
+    """server-everything asks for roots/list on the GET stream once the client declares
+    roots; the client's answer is POSTed back and the server logs what it got."""
+
+    async def scenario(url: str) -> None:
+        process = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "gcxwire.proxy", "--url", url,
+            stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+        )  # fmt: skip
+        assert process.stdin is not None and process.stdout is not None
+
+        def send(message: dict[str, Any]) -> None:
+            process.stdin.write(orjson.dumps(message) + b"\n")  # type: ignore[union-attr]
+
+        async def receive() -> Any:
+            return orjson.loads(await asyncio.wait_for(process.stdout.readline(), TIMEOUT))  # type: ignore[union-attr]
+
+        caps = {"roots": {"listChanged": True}}
+        init = {
+            "protocolVersion": "2025-11-25",
+            "capabilities": caps,
+            "clientInfo": {"name": "t", "version": "1"},
+        }
+        send({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": init})
+        assert "result" in await receive()
+        send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        asked = await receive()
+        assert asked["method"] == "roots/list"
+        send({"jsonrpc": "2.0", "id": asked["id"], "result": {"roots": []}})
+        logged = await receive()
+        assert logged["method"] == "notifications/message"
+        assert "0 root(s) received" in logged["params"]["data"]
+        process.stdin.close()
+        assert await asyncio.wait_for(process.wait(), TIMEOUT) == 0
+
+    with everything_server() as url:
+        run(scenario(url))
 
 
 def _everything_calls() -> list[dict[str, Any]]:

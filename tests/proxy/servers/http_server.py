@@ -79,6 +79,15 @@ async def dropped_rows(n: int, ctx: Context) -> str:
 
 
 @server.tool()
+async def sleepy(seconds: float) -> str:
+    """Answers after a silence of ``seconds``."""
+    import asyncio
+
+    await asyncio.sleep(seconds)
+    return "awake"
+
+
+@server.tool()
 async def ask(ctx: Context) -> str:
     """Asks the client a question (elicitation) before answering."""
     from pydantic import BaseModel
