@@ -160,9 +160,14 @@ class HttpUpstream:
     # -- the upstream interface ---------------------------------------------------------
 
     async def start(self) -> None:
+        """Get ready to send (a gateway may start a stopped upstream again: a new session)."""
         httpx = require_httpx()
         timeout = httpx.Timeout(self._timeout, connect=CONNECT_TIMEOUT)
         self._client = httpx.AsyncClient(timeout=timeout, follow_redirects=False)
+        self._lines = asyncio.Queue()
+        self._session_id = self._version = None
+        self._get_stream = None
+        self._stopped.clear()
         log.info("%s: remote MCP server at %s", self.name, self.url)
 
     @property
@@ -329,7 +334,12 @@ class HttpUpstream:
         assert self._client is not None
         headers = self._headers_for(message)
         had_session = "Mcp-Session-Id" in headers
-        async with self._client.stream("POST", self.url, content=line, headers=headers) as response:
+        # A 2026-07-28 subscription stream stays open and may be silent for ever.
+        listen = message.get("method") == "subscriptions/listen"
+        timeout = _no_read_timeout(self._timeout) if listen else self._client.timeout
+        async with self._client.stream(
+            "POST", self.url, content=line, headers=headers, timeout=timeout
+        ) as response:
             status = response.status_code
             if status == 404 and had_session:
                 await response.aread()
