@@ -242,7 +242,7 @@ def test_a_restarted_server_gets_a_new_session_and_the_call_goes_through() -> No
 
 
 @pytest.mark.slow  # a real server and client: several seconds
-def test_the_session_is_deleted_on_exit_and_the_stats_have_two_baselines(tmp_path: Path) -> None:
+def test_the_stats_file_over_url_has_both_baselines(tmp_path: Path) -> None:
     stats = tmp_path / "stats.json"
 
     async def scenario(url: str) -> None:
@@ -549,3 +549,33 @@ def test_the_stdio_proxy_does_not_import_httpx() -> None:
     code = "import sys, gcxwire.proxy.cli; print('httpx' in sys.modules)"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, timeout=TIMEOUT)
     assert done.stdout.strip() == b"False", done.stderr
+
+
+# -- the SSE reader, on its own ---------------------------------------------------------
+
+
+def test_server_sent_events_are_read_as_the_format_says() -> None:
+    from gcxwire.proxy.http_upstream import _sse_events
+
+    async def lines() -> Any:
+        for line in [
+            ": keep-alive comment\n",
+            "id: 7\n",
+            "retry: 250\n",
+            "data:\n",  # a priming event: an id, no message
+            "\n",
+            "event: message\n",
+            'data: {"jsonrpc":"2.0",\n',
+            'data:  "id":1,"result":{}}\r\n',
+            "id: 8\n",
+            "\n",
+        ]:
+            yield line
+
+    async def read() -> list[Any]:
+        return [(e.id, e.retry, e.data) async for e in _sse_events(lines())]
+
+    assert asyncio.run(read()) == [
+        ("7", 0.25, ""),
+        ("8", None, '{"jsonrpc":"2.0",\n "id":1,"result":{}}'),
+    ]
