@@ -447,7 +447,8 @@ def single_repository() -> dict[str, Any]:
         }
     )
     del repo["score"]
-    return repo
+    found: dict[str, Any] = repo
+    return found
 
 
 def weather_hourly() -> list[dict[str, Any]]:

@@ -161,13 +161,15 @@ async def main() -> None:
         for label, command, env, calls in servers(Path(tmp)):
             rows.append((label, await drive(["--", *command], env, calls)))
     with everything_server() as url:
-        calls: Calls = [
+        http_calls: Calls = [
             ("get-structured-content", {"location": "New York"}),
             ("echo", {"message": "hello"}),
         ]
-        rows.append(("server-everything over HTTP (--url)", await drive(["--url", url], {}, calls)))
+        rows.append(
+            ("server-everything over HTTP (--url)", await drive(["--url", url], {}, http_calls))
+        )
     with python_server() as url:
-        http_calls: Calls = [("rows", {"n": 30}), ("clock", {})]
+        http_calls = [("rows", {"n": 30}), ("clock", {})]
         rows.append(
             (
                 "tests/proxy/servers/http_server.py (--url)",

@@ -98,7 +98,7 @@ def test_mcp_names_are_documented() -> None:
 
 def test_moved_gcx_names_still_import_with_a_deprecation() -> None:
     with pytest.warns(DeprecationWarning, match=r"gcxwire\.gcx\.Encoder"):
-        assert gcxwire.Encoder is gcxwire.gcx.Encoder  # type: ignore[attr-defined]
+        assert gcxwire.Encoder is gcxwire.gcx.Encoder
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert gcxwire.encode is importlib.import_module("gcxwire._auto").encode

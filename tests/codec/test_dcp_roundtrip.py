@@ -127,7 +127,7 @@ def wrapped(records: list[dict[str, Any]], where: int, key: str) -> dict[str, An
 def test_round_trip_with_an_inferred_schema(dialect: str, data: st.DataObject) -> None:
     records = data.draw(tables(dialect))
     order = data.draw(st.sampled_from(["category", "source"]))
-    schema = infer_schema(records, domain="t", min_presence=0, order=order)
+    schema = infer_schema(records, domain="t", min_presence=0, order=order)  # type: ignore[arg-type]
     text = dcp.encode(records, schema, dialect=dialect)  # type: ignore[arg-type]
     back = dcp.decode(text, schema=schema)
     assert back == records
@@ -382,7 +382,8 @@ def test_exact_numbers_and_strings_survive() -> None:
 
 def test_zero_field_and_empty_batches() -> None:
     styles = [("gateway", None), ("v0.3", None)] + [("dcp-py", d) for d in (0, 1, 2, 3)]
-    for value in ([], [{}], [{}, {}], {"n": 0, "items": []}):
+    values: list[Any] = [[], [{}], [{}, {}], {"n": 0, "items": []}]
+    for value in values:
         for dialect, density in styles:
             text = dcp.encode(value, dialect=dialect, density=density, exact=True)  # type: ignore[arg-type]
             assert difference(value, dcp.decode(text)) is None

@@ -20,7 +20,8 @@ CASES = sorted(p.stem for p in (GORTEX / "cases").glob("*.json"))
 
 
 def _case(name: str) -> dict[str, Any]:
-    return json.loads((GORTEX / "cases" / f"{name}.json").read_text(encoding="utf-8"))
+    case: dict[str, Any] = json.loads((GORTEX / "cases" / f"{name}.json").read_text("utf-8"))
+    return case
 
 
 def _golden(name: str, suffix: str) -> str:

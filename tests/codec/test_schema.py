@@ -114,7 +114,7 @@ def test_late_paths_are_back_filled_so_nullability_is_right() -> None:
 
 
 def test_min_presence_drops_rare_and_all_null_fields() -> None:
-    records = [{"a": 1, "n": None}] + [{"a": i} for i in range(20)]
+    records: list[dict[str, Any]] = [{"a": 1, "n": None}] + [{"a": i} for i in range(20)]
     records[0]["rare"] = "x"
     assert infer_schema(records, domain="d").fields == ("a",)
     kept = infer_schema(records, domain="d", min_presence=0)
@@ -327,7 +327,7 @@ def test_registry_names_a_broken_file(tmp_path: Path) -> None:
 
 
 def test_schema_does_not_touch_the_callers_paths() -> None:
-    given = {"a": ("x", "a")}
+    given: dict[str, tuple[str, ...]] = {"a": ("x", "a")}
     schema = DcpSchema(id="d:v1", fields=("a", "b"), paths=given)
     assert given == {"a": ("x", "a")}
     assert schema.paths == {"a": ("x", "a"), "b": ("b",)}

@@ -155,16 +155,16 @@ def test_the_hint_is_in_the_instructions_once_over_many_calls() -> None:
 @pytest.mark.slow  # a real server and client: several seconds
 @pytest.mark.parametrize("mode", ["legacy", "auto"])
 def test_a_stream_closed_mid_answer_is_resumed_with_last_event_id(mode: str) -> None:
-    progress: list[float] = []
+    seen: list[float] = []
 
-    async def on_progress(value: float, total: float | None, message: str | None) -> None:
-        progress.append(value)
+    async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+        seen.append(progress)
 
     async def scenario(url: str) -> None:
         async with Client(proxy("--url", url), mode=mode) as client:
             result = await client.call_tool("dropped_rows", {"n": 7}, progress_callback=on_progress)
             assert carried_value(result) == rows_for(7)
-            assert progress == [1, 2]  # the second one came on the resumed stream
+            assert seen == [1, 2]  # the second one came on the resumed stream
 
     with python_server() as url:
         run(scenario(url))

@@ -174,7 +174,7 @@ def test_a_confirmed_schema_is_inferred_from_rows_that_show_every_field() -> Non
         samples.append(list(sample))
 
     lifecycle = SchemaLifecycle(build, confirm_after=10)
-    first = [{"id": i} for i in range(1000)]
+    first: list[dict[str, Any]] = [{"id": i} for i in range(1000)]
     first[0]["rare"] = "only here"  # long gone from the latest rows kept
     lifecycle.schema_for("t", first)
     assert lifecycle.current("t").id == "t:v2"  # type: ignore[union-attr]

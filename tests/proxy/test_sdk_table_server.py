@@ -26,11 +26,11 @@ def run(coro: Any) -> Any:
 
 @pytest.mark.parametrize("mode", MODES)
 def test_results_read_back_as_sent_and_tools_stay_callable(mode: str) -> None:
-    progress: list[float] = []
+    seen: list[float] = []
     logs: list[Any] = []
 
-    async def on_progress(value: float, total: float | None, message: str | None) -> None:
-        progress.append(value)
+    async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+        seen.append(progress)
 
     async def on_log(params: Any) -> None:
         logs.append(params.data)
@@ -73,7 +73,7 @@ def test_results_read_back_as_sent_and_tools_stay_callable(mode: str) -> None:
 
             slow = await client.call_tool("slow_rows", {"steps": 3}, progress_callback=on_progress)
             assert carried_value(slow) == rows_for(3)
-            assert progress == [1, 2, 3]
+            assert seen == [1, 2, 3]
             assert logs == ["working on step 1", "working on step 2", "working on step 3"]
 
     run(scenario())

@@ -112,7 +112,7 @@ def git_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def test_mcp_server_git_reads_the_same_through_the_proxy(git_repo: Path) -> None:
     path = str(git_repo)
-    calls = [
+    calls: list[tuple[str, dict[str, Any]]] = [
         ("git_status", {"repo_path": path}),
         ("git_log", {"repo_path": path, "max_count": 5}),
         ("git_branch", {"repo_path": path, "branch_type": "local"}),

@@ -35,6 +35,7 @@ import os
 import signal
 import sys
 import time
+from typing import Any
 
 
 def write(message: object) -> None:
@@ -112,7 +113,7 @@ def main() -> None:
         if method is None and rid in waiting:  # the client's answer to our request
             write({"jsonrpc": "2.0", "id": waiting.pop(rid), "result": {"client": message}})
         elif method == "initialize":
-            hello = {
+            hello: dict[str, Any] = {
                 "protocolVersion": params.get("protocolVersion"),
                 "capabilities": {"tools": {}},
             }

@@ -138,7 +138,8 @@ async def ask(ctx: Context) -> str | InputRequiredResult:
         # Handshake era: a server-to-client request while the call is in flight.
         result = await ctx.elicit("Which colour?", Answer)
         action = result.action
-        color = result.data.color if action == "accept" and result.data else "none"
+        data = getattr(result, "data", None)  # only an accepted elicitation has data
+        color = data.color if action == "accept" and data else "none"
     else:
         # 2026-07-28: answer input_required; the client retries with the answer.
         answers = ctx.input_responses or {}
