@@ -11,31 +11,42 @@ import contextlib
 from typing import Any
 
 import pytest
-from workloads import ON_TWIN, SHAPES, TOOL, TWINS, codecs, twin
+from workloads import ON_TWIN, SHAPES, TOOL, TWINS, carries, codecs, twin
 
 from gcxwire import gcx
 
 CODECS = [(name, t) for name in codecs("t") for t in (TWINS if name in ON_TWIN else ("-",))]
-IDS = [name if t == "-" else f"{name}[{t}]" for name, t in CODECS]
-_DATA: dict[tuple[str, int], list[dict[str, Any]]] = {}
+CASES = [
+    pytest.param(shape, name, t, id=f"{name}-{shape}" if t == "-" else f"{name}[{t}]-{shape}")
+    for name, t in CODECS
+    for shape in SHAPES
+    if carries(name, shape)
+]
+_DATA: dict[tuple[str, int], Any] = {}
 
 
-def rows_of(shape: str, size: int) -> list[dict[str, Any]]:
+def rows_of(shape: str, size: int) -> Any:
     key = (shape, size)
     if key not in _DATA:
         _DATA[key] = SHAPES[shape](size)
     return _DATA[key]
 
 
-def check(name: str, rows: list[dict[str, Any]], back: Any) -> None:
+def check(name: str, rows: Any, back: Any) -> None:
     if name == "gcx-reference":  # every cell a string: compare the shape only
-        assert [len(s["rows"]) for s in back["sections"]] == [len(rows)]
+        sections = [len(s["rows"]) for s in back["sections"]]
+        assert sections == [len(rows)] if isinstance(rows, list) else sections
+    elif name == "dcp":  # DCP reads an absent key as null
+        assert [_present(r) for r in back] == [_present(r) for r in rows]
     else:
         assert back == rows
 
 
-@pytest.mark.parametrize("shape", SHAPES)
-@pytest.mark.parametrize(("name", "twin_name"), CODECS, ids=IDS)
+def _present(row: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in row.items() if v is not None}
+
+
+@pytest.mark.parametrize(("shape", "name", "twin_name"), CASES)
 def test_encode(benchmark: Any, shape: str, size: int, name: str, twin_name: str) -> None:
     rows = rows_of(shape, size)
     encode, decode = codecs(TOOL[shape])[name]
@@ -45,8 +56,7 @@ def test_encode(benchmark: Any, shape: str, size: int, name: str, twin_name: str
     check(name, rows, decode(text))
 
 
-@pytest.mark.parametrize("shape", SHAPES)
-@pytest.mark.parametrize(("name", "twin_name"), CODECS, ids=IDS)
+@pytest.mark.parametrize(("shape", "name", "twin_name"), CASES)
 def test_decode(benchmark: Any, shape: str, size: int, name: str, twin_name: str) -> None:
     rows = rows_of(shape, size)
     encode, decode = codecs(TOOL[shape])[name]
@@ -58,7 +68,7 @@ def test_decode(benchmark: Any, shape: str, size: int, name: str, twin_name: str
 
 
 def test_twins_write_the_same_bytes() -> None:
-    """The twins swapped by the suite really differ in code, not in output."""
+    """The twins swapped by the suite write the same bytes on every shape."""
     for shape in SHAPES:
         rows = rows_of(shape, 50)
         outs = set()

@@ -1,11 +1,16 @@
 """Seeded, realistic tables for the speed suite, and the codecs measured on them.
 
-Two shapes, each at 5 / 50 / 500 / 5,000 rows:
+Seven shapes, each at 5 / 50 / 500 / 5,000 rows:
 
 - ``symbols``: the gortex ``search_symbols`` result shape (id, kind, name,
   file_path, start_line, signature), a flat table of short strings and ints.
 - ``issues``: a GitHub ``list_issues`` shape: a nested ``user`` object, a list of
   ``labels`` objects, nulls, and a long markdown ``body`` with CRLF line ends.
+- ``quotes``: symbols with float and bool columns (a price, a change, a flag).
+- ``sparse``: a wide sparse table, 60 columns with 70 % of the cells absent.
+- ``varying``: rows whose key sets and key orders vary from row to row.
+- ``nested``: one big nested object (a tree of objects and lists, not a table).
+- ``unicode``: rows of non-Latin-1 text (CJK, Cyrillic, emoji).
 
 Every codec is a pair ``(encode, decode)``; ``TWINS`` swaps the speedup leaves
 inside gcx.py so both twins are measured in one process.
@@ -114,8 +119,134 @@ def issues(n: int, seed: int = 7) -> list[dict[str, Any]]:
     return rows
 
 
-SHAPES: dict[str, Callable[[int], list[dict[str, Any]]]] = {"symbols": symbols, "issues": issues}
-TOOL = {"symbols": "search_symbols", "issues": "list_issues"}
+def quotes(n: int, seed: int = 11) -> list[dict[str, Any]]:
+    """``n`` market quotes: a symbol table with float and bool columns."""
+    rnd = random.Random(seed)
+    rows = []
+    for i in range(n):
+        price = round(rnd.uniform(1, 900), 2)
+        rows.append(
+            {
+                "symbol": (rnd.choice(_WORDS) + rnd.choice(_WORDS)).upper()[:5] + str(i % 97),
+                "price": price,
+                "change": round(rnd.gauss(0, 2), 4),
+                "volume": rnd.randrange(100, 10_000_000),
+                "ratio": rnd.random(),
+                "halted": rnd.random() < 0.05,
+                "open": rnd.random() < 0.8,
+            }
+        )
+    return rows
+
+
+_SPARSE_COLUMNS = 60
+
+
+def sparse(n: int, seed: int = 13) -> list[dict[str, Any]]:
+    """``n`` rows of a 60-column table, each cell present with probability 0.3."""
+    rnd = random.Random(seed)
+    names = [f"{rnd.choice(_WORDS).lower()}_{c}" for c in range(_SPARSE_COLUMNS)]
+    rows = []
+    for i in range(n):
+        row: dict[str, Any] = {"id": i}
+        for c, name in enumerate(names):
+            if rnd.random() < 0.3:
+                kind = c % 3
+                row[name] = (
+                    rnd.randrange(10_000) if kind == 0
+                    else rnd.choice(_WORDS) if kind == 1
+                    else rnd.random() < 0.5
+                )  # fmt: skip
+        rows.append(row)
+    return rows
+
+
+def varying(n: int, seed: int = 17) -> list[dict[str, Any]]:
+    """``n`` search hits whose key sets differ row to row, so key orders interleave.
+
+    Optional keys come and go (and a ``score`` sits after ``name``), so a key
+    first seen late belongs before keys seen earlier: a table only after the
+    key orders are merged.
+    """
+    rnd = random.Random(seed)
+    rows = []
+    for row in symbols(n, seed):
+        out = {}
+        for key, value in row.items():
+            if key in ("kind", "start_line", "signature") and rnd.random() < 0.3:
+                continue
+            out[key] = value
+            if key == "name" and rnd.random() < 0.2:
+                out["score"] = rnd.randrange(100)
+        rows.append(out)
+    return rows
+
+
+def _tree(rnd: random.Random, budget: int, depth: int) -> Any:
+    # A JSON value of about ``budget`` leaves, nesting objects and lists.
+    if budget <= 1 or depth > 6:
+        return rnd.choice([rnd.randrange(1000), rnd.choice(_WORDS), True, None, 0.5])
+    parts = rnd.randrange(2, 6)
+    if rnd.random() < 0.5:
+        return [_tree(rnd, budget // parts, depth + 1) for _ in range(parts)]
+    return {
+        f"{rnd.choice(_WORDS).lower()}{k}": _tree(rnd, budget // parts, depth + 1)
+        for k in range(parts)
+    }
+
+
+def nested(n: int, seed: int = 19) -> dict[str, Any]:
+    """One big nested object: ``n`` subtrees of about 12 leaves each (a parse tree)."""
+    rnd = random.Random(seed)
+    return {
+        "name": "workspace",
+        "version": 3,
+        "root": {"kind": "module", "body": [_tree(rnd, 12, 0) for _ in range(n)]},
+        "settings": {f"opt{k}": _tree(rnd, 6, 0) for k in range(4)},
+    }
+
+
+_CJK = "数据库连接失败请稍后重试服务器返回错误代码用户权限不足文件已保存"
+_CYRILLIC = "Сервер вернул ошибку подключения попробуйте позже".split()
+_EMOJI = ["✅", "🚀", "⚠️", "🔥", "📦"]
+
+
+def unicode(n: int, seed: int = 23) -> list[dict[str, Any]]:
+    """``n`` log entries of non-Latin-1 text: CJK, Cyrillic and emoji."""
+    rnd = random.Random(seed)
+    rows = []
+    for i in range(n):
+        start = rnd.randrange(len(_CJK) - 8)
+        rows.append(
+            {
+                "id": i,
+                "level": rnd.choice(["info", "warn", "error"]),
+                "title": _CJK[start : start + rnd.randrange(4, 9)],
+                "message": " ".join(rnd.choice(_CYRILLIC) for _ in range(rnd.randrange(4, 12))),
+                "tag": rnd.choice(_EMOJI) + " " + rnd.choice(_WORDS),
+            }
+        )
+    return rows
+
+
+SHAPES: dict[str, Callable[[int], Any]] = {
+    "symbols": symbols,
+    "issues": issues,
+    "quotes": quotes,
+    "sparse": sparse,
+    "varying": varying,
+    "nested": nested,
+    "unicode": unicode,
+}
+TOOL = {
+    "symbols": "search_symbols",
+    "issues": "list_issues",
+    "quotes": "get_quotes",
+    "sparse": "list_records",
+    "varying": "search_symbols",
+    "nested": "get_workspace",
+    "unicode": "read_logs",
+}
 
 
 # --------------------------------------------------------------------- twins
@@ -154,6 +285,11 @@ def codecs(tool: str) -> dict[str, Codec]:
 
         out["toon-format"] = (toon_format.encode, toon_format.decode)
     return out
+
+
+def carries(codec: str, shape: str) -> bool:
+    """Whether the codec takes the shape at all: DCP encodes lists of records only."""
+    return not (codec == "dcp" and shape == "nested")
 
 
 # Codecs whose speed depends on the gcxwire speedup twin.

@@ -1,0 +1,117 @@
+"""How GCX1 typed encode and decode scale: ns per row, per column and per character.
+
+A codec that is linear shows a flat column of figures as the table grows; a
+figure that climbs with size is a superlinear path. Every sweep holds the other
+two dimensions fixed. CPU time (``time.process_time``), best of a few calls,
+in one process. Usage::
+
+    python bench/scaling.py            # rows 5 to 200,000, columns to 10,000
+    python bench/scaling.py --quick    # rows to 5,000, columns to 1,000
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import random
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent / "speed"))
+
+from workloads import TWINS, symbols, twin  # noqa: E402
+
+from gcxwire import gcx  # noqa: E402
+
+
+def cpu(fn: Callable[[Any], Any], arg: Any, budget: float = 0.2) -> float:
+    """CPU seconds per call: the best of 3 loops of about ``budget / 3`` each."""
+    gc.disable()
+    try:
+        number, best = 1, float("inf")
+        while True:
+            start = time.process_time()
+            for _ in range(number):
+                fn(arg)
+            took = time.process_time() - start
+            if took * 3 >= budget or number >= 1 << 16:
+                break
+            number *= 2
+        for _ in range(3):
+            start = time.process_time()
+            for _ in range(number):
+                fn(arg)
+            best = min(best, (time.process_time() - start) / number)
+        return best
+    finally:
+        gc.enable()
+
+
+def wide(rows: int, columns: int, present: float, seed: int = 3) -> list[dict[str, Any]]:
+    """``rows`` rows of ``columns`` int/str/float columns, each cell present with ``present``."""
+    rnd = random.Random(seed)
+    out = []
+    for i in range(rows):
+        row: dict[str, Any] = {"id": i}
+        for c in range(columns - 1):
+            if present >= 1 or rnd.random() < present:
+                row[f"c{c}"] = (i * c, f"v{c}x{i}", c + 0.25)[c % 3]
+        out.append(row)
+    return out
+
+
+def long_cells(rows: int, length: int) -> list[dict[str, Any]]:
+    text = "The relay waits on a closed pipe; the proxy passes it through. " * (length // 60 + 1)
+    return [{"id": i, "text": text[:length]} for i in range(rows)]
+
+
+def sweep(label: str, unit: str, cases: list[tuple[int, Any, int]]) -> list[str]:
+    """Rows of the report: per case, ns per ``unit`` for encode and decode on each twin."""
+    lines = [
+        f"| {label} | "
+        + " | ".join(f"{t} enc ns/{unit} | {t} dec ns/{unit}" for t in TWINS)
+        + " |",
+        "|--:|" + "--:|" * (2 * len(TWINS)),
+    ]
+    for size, value, units in cases:
+        cells = []
+        for t in TWINS:
+            with twin(t):
+                text = gcx.encode(value, tool="t")
+                cells.append(f"{cpu(lambda v: gcx.encode(v, tool='t'), value) * 1e9 / units:,.1f}")
+                cells.append(f"{cpu(gcx.decode, text) * 1e9 / units:,.1f}")
+        lines.append(f"| {size:,} | " + " | ".join(cells) + " |")
+    return lines
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="smaller sweeps")
+    args = parser.parse_args()
+    row_sizes = [5, 50, 500, 5000] if args.quick else [5, 50, 500, 5000, 50_000, 200_000]
+    col_sizes = [10, 100, 1000] if args.quick else [10, 100, 1000, 4000, 10_000]
+    lengths = [10, 100, 1000, 10_000]
+    reports = [
+        ("symbols rows", "row", [(n, symbols(n), n) for n in row_sizes]),
+        (
+            "columns (20 rows, all present)",
+            "cell",
+            [(c, wide(20, c, 1), 20 * c) for c in col_sizes],
+        ),
+        (
+            "columns (20 rows, 30 % present)",
+            "column",
+            [(c, wide(20, c, 0.3), 20 * c) for c in col_sizes],
+        ),  # fmt: skip
+        ("cell length (100 rows)", "char", [(n, long_cells(100, n), 100 * n) for n in lengths]),
+    ]
+    for label, unit, cases in reports:
+        print("\n".join(sweep(label, unit, cases)))
+        print()
+
+
+if __name__ == "__main__":
+    main()
