@@ -14,6 +14,7 @@ memory of one auto call (tracemalloc) against the size of its JSON text.
 from __future__ import annotations
 
 import argparse
+import functools
 import gc
 import json
 import statistics
@@ -65,12 +66,12 @@ def tokenized_share(value: Any, tool: str) -> float:
         counted += len(text)
         return real_count(text, encoding)
 
-    tokens.count = spy  # type: ignore[assignment]
+    tokens.count = spy
     try:
         choice = _auto._Auto(value, tool)
         choice.choose()
     finally:
-        tokens.count = real_count  # type: ignore[assignment]
+        tokens.count = real_count
     total = sum(len(text) for text in choice.texts.values() if text is not None)
     return counted / max(1, total)
 
@@ -114,8 +115,8 @@ def main() -> None:
     for name, tool, value in cases(args.quick):
         ratios, auto_us = [], []
         for _ in range(runs):
-            plain = best_of(lambda v=value, t=tool: gcx.encode(v, tool=t), repeat)
-            auto = best_of(lambda v=value, t=tool: _auto.encode(v, tool=t), repeat)
+            plain = best_of(functools.partial(gcx.encode, value, tool=tool), repeat)
+            auto = best_of(functools.partial(_auto.encode, value, tool=tool), repeat)
             ratios.append(auto / plain)
             auto_us.append(auto * 1e6)
         rows.append((name, ratios, auto_us, tokenized_share(value, tool), peak_ratio(value, tool)))
@@ -123,8 +124,8 @@ def main() -> None:
     real = real_group()
     ratios, auto_us = [], []
     for _ in range(runs):
-        plain = sum(best_of(lambda v=v, t=t: gcx.encode(v, tool=t), repeat) for t, v in real)
-        auto = sum(best_of(lambda v=v, t=t: _auto.encode(v, tool=t), repeat) for t, v in real)
+        plain = sum(best_of(functools.partial(gcx.encode, v, tool=t), repeat) for t, v in real)
+        auto = sum(best_of(functools.partial(_auto.encode, v, tool=t), repeat) for t, v in real)
         ratios.append(auto / plain)
         auto_us.append(auto * 1e6)
     share = statistics.mean(tokenized_share(v, t) for t, v in real)

@@ -302,4 +302,3 @@ _DECODERS: dict[str, Callable[[str, Limits], Any]] = {
     "dcp": lambda text, limits: dcp.decode(text, limits=limits),
     "json": _loads_json,
 }
-

@@ -10,13 +10,13 @@ import pytest
 
 from gcxwire._dcp_infer import infer_schema
 from gcxwire._dcp_schema import (
-    ABSENT,
     DcpSchema,
     SchemaRegistry,
     flatten,
     resolve,
     unwrap,
 )
+from gcxwire._values import ABSENT
 from gcxwire.errors import DecodeError, EncodeError, EncodeTypeError
 
 from ..jsdata import load_js
