@@ -18,6 +18,7 @@ import gcxwire
 SERVERS = Path(__file__).parent / "servers"
 TABLE_SERVER = [sys.executable, str(SERVERS / "table_server.py")]
 LINE_SERVER = [sys.executable, str(SERVERS / "line_server.py")]
+ROGUE_SERVER = [sys.executable, str(SERVERS / "rogue_server.py")]
 
 # Generous bounds: CI runs on 2 shared cores.
 TIMEOUT = 30.0

@@ -111,8 +111,10 @@ def test_malformed_lines_are_forwarded_both_ways() -> None:
             assert (await proxy.recv())["id"] == 2
             status, _, err = await proxy.finish()
             assert status == 0
-            assert b"client sent a line that is not JSON" in err
-            assert b"line_server wrote a line that is not JSON" in err
+            assert b"client sent a 9-byte line that is not JSON" in err
+            assert b"{not json" not in err  # payloads are logged at debug only
+            assert b"line_server wrote a 34-byte line that is not JSON" in err
+            assert b"this line is not JSON" not in err
 
     run(scenario())
 

@@ -30,6 +30,7 @@ __all__ = [
     "ListKind",
     "addressed",
     "cache_hints",
+    "name_path",
     "split_name",
     "with_inner_name",
 ]
@@ -38,7 +39,6 @@ SEPARATOR = "__"
 # Claude's API caps tool names at 64 characters. Prompts are not sent to the
 # model as tool names (clients show them as slash commands), so no cap there.
 MAX_TOOL_NAME = 64
-INVALID_PARAMS = -32602
 
 
 @dataclass(frozen=True)
@@ -107,6 +107,11 @@ def with_inner_name(method: str, params: JsonObject, inner: str) -> JsonObject:
     if method == "completion/complete":
         return {**params, "ref": {**params["ref"], "name": inner}}
     return {**params, "name": inner}
+
+
+def name_path(method: str) -> tuple[str, ...]:
+    """Where the name :func:`with_inner_name` changes sits in a request message."""
+    return ("params", "ref", "name") if method == "completion/complete" else ("params", "name")
 
 
 def cache_hints(pages: list[JsonObject]) -> JsonObject:

@@ -9,9 +9,10 @@ import os
 import signal
 import sys
 from collections.abc import Callable, Sequence
+from typing import TextIO
 
 from .codecs import DcpCodec, optional_codec
-from .framing import open_stdio
+from .framing import BROKEN_PIPE_STATUS, open_stdio
 from .gateway import Gateway, Member
 from .gateway_config import GatewayConfigError, ServerSpec, load_gateway_config
 from .http_upstream import HttpUnavailable, HttpUpstream, require_httpx
@@ -21,24 +22,29 @@ from .options import ProxyOptions, parse_options
 from .presets import FieldFilter, PresetError, load_filters, load_schema_defs
 from .relay import Relay
 from .stats import ProxyStats, write_gateway_stats
-from .upstream import Upstream
+from .upstream import Upstream, server_env
 
 __all__ = ["build_interceptor", "build_members", "main"]
 
-log = logging.getLogger("gcxwire.proxy")
+log = logging.getLogger(__name__)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the proxy until the client (or, with one server, the server) goes away.
 
     The exit status is the server's (128 + N when a signal N killed it), 0 for a
-    gateway, 2 for bad usage and 1 when the proxy itself cannot start.
+    gateway, 2 for bad usage, 1 when the proxy itself cannot start, and 141 (as
+    for SIGPIPE) when the client stopped reading before every answer reached it.
     """
     try:
         options = parse_options(sys.argv[1:] if argv is None else argv)
     except SystemExit as exc:  # argparse has printed usage or help
         return exc.code if isinstance(exc.code, int) else 2
-    _setup_logging(options)
+    try:
+        _setup_logging(options)
+    except OSError as exc:
+        _fatal(options, f"cannot log to {options.log_file!r}: {exc.strerror}")
+        return 1
     try:
         remote = options.url is not None
         if options.servers is not None:
@@ -62,7 +68,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         client_in, client_out = await open_stdio(0, wire_fd)
         core: Relay | Gateway
         if options.servers is not None:
-            core = Gateway(client_in, client_out, members, answer_timeout=options.answer_timeout)
+            core = Gateway(
+                client_in,
+                client_out,
+                members,
+                answer_timeout=options.answer_timeout,
+                isolate_env=options.isolate_env,
+            )
         else:
             upstream: Upstream | HttpUpstream
             if options.url is not None:
@@ -73,15 +85,23 @@ def main(argv: Sequence[str] | None = None) -> int:
                     timeout=options.http_timeout,
                 )
             else:
+                env = server_env(os.environ, options.env, () if options.isolate_env else None)
                 upstream = Upstream(
-                    options.command, name=options.server_name, env=options.env, cwd=options.cwd
+                    options.command, name=options.server_name, full_env=env, cwd=options.cwd
                 )
             core = Relay(client_in, client_out, upstream, interceptor)
         loop = asyncio.get_running_loop()
         for name in ("SIGTERM", "SIGINT", "SIGHUP"):
             _on_signal(loop, name, core.request_stop)
         _on_signal(loop, "SIGUSR1", lambda: _report(options, all_stats))
-        return await core.run()
+        try:
+            status = await core.run()
+        finally:
+            await client_out.close()  # every line written reaches the client
+        if client_out.broken.is_set():
+            log.warning("the client stopped reading before every answer reached it")
+            return status or BROKEN_PIPE_STATUS
+        return status
 
     try:
         return asyncio.run(serve())
@@ -169,13 +189,22 @@ def _fatal(options: ProxyOptions, message: str) -> None:
 def _setup_logging(options: ProxyOptions) -> None:
     handler: logging.Handler
     if options.log_file:
-        handler = logging.FileHandler(options.log_file, encoding="utf-8")
+        handler = logging.StreamHandler(_open_log(options.log_file))
     else:
         handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(logging.Formatter("%(asctime)s gcxwire proxy %(levelname)s %(message)s"))
-    log.addHandler(handler)
-    log.setLevel(options.log_level.upper())
-    log.propagate = False
+    package = logging.getLogger(__package__)  # every module of the proxy logs below it
+    package.addHandler(handler)
+    package.setLevel(options.log_level.upper())
+    package.propagate = False
+
+
+def _open_log(path: str) -> TextIO:
+    """``path`` for appending, refusing a symlink: a log in a shared directory
+    must not become a write into whatever file a link points at."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND | getattr(os, "O_NOFOLLOW", 0)
+    fd = os.open(path, flags, 0o600)
+    return open(fd, "a", encoding="utf-8", errors="replace")  # noqa: SIM115 (lives as long as we do)
 
 
 def _report(options: ProxyOptions, all_stats: Sequence[ProxyStats]) -> None:

@@ -9,13 +9,32 @@ would never exit.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
+import stat
 from collections.abc import Awaitable, Callable
 
-__all__ = ["ChunkSource", "LineReader", "LineWriter", "open_stdio"]
+__all__ = [
+    "BROKEN_PIPE_STATUS",
+    "ChunkSource",
+    "ClientGone",
+    "LineReader",
+    "LineWriter",
+    "open_stdio",
+]
 
 # Bytes asked for per read: large enough that a 64 MB line takes ~1000 reads.
 CHUNK_SIZE = 1 << 16
+# The exit status after the client stopped reading our output (EPIPE): what a
+# shell reports for a process killed by SIGPIPE.
+BROKEN_PIPE_STATUS = 128 + 13
+# How long the last lines may take to reach the client at exit.
+FLUSH_TIMEOUT = 10.0
+
+
+class ClientGone(ConnectionError):
+    """The client closed its end of our output: nothing written can reach it."""
+
 
 ChunkSource = Callable[[], Awaitable[bytes]]
 """A coroutine function returning the next chunk of bytes, ``b""`` at end of stream."""
@@ -60,49 +79,99 @@ class LineWriter:
     """Write whole lines to a stream; each line goes out in one ``write`` call.
 
     One call per line keeps lines from concurrent writers whole without a lock.
+    :meth:`close` flushes what is still buffered: the event loop drops a
+    transport's buffer when it ends. ``broken`` is set once the reader went
+    away (EPIPE); every later write raises :class:`ClientGone`.
     """
 
     def __init__(
-        self, write: Callable[[bytes], None], drain: Callable[[], Awaitable[None]]
+        self,
+        write: Callable[[bytes], None],
+        drain: Callable[[], Awaitable[None]],
+        close: Callable[[], Awaitable[None]] | None = None,
     ) -> None:
         self._write = write
         self._drain = drain
+        self._close = close
+        self.broken = asyncio.Event()
 
     @classmethod
     def from_stream(cls, stream: asyncio.StreamWriter) -> LineWriter:
-        return cls(stream.write, stream.drain)
+        async def close() -> None:
+            # drain() waits only above the high-water mark: with none, it
+            # returns once the buffer is empty.
+            stream.transport.set_write_buffer_limits(0)
+            await stream.drain()
+            stream.close()
+
+        return cls(stream.write, stream.drain, close)
 
     async def write_line(self, line: bytes) -> None:
-        self._write(line + b"\n")
-        await self._drain()
+        if self.broken.is_set():
+            raise ClientGone("the client closed its input")
+        try:
+            self._write(line + b"\n")
+            await self._drain()
+        except (BrokenPipeError, ConnectionResetError) as exc:
+            self.broken.set()
+            raise ClientGone("the client closed its input") from exc
+
+    async def close(self) -> None:
+        """Flush every line written so far to the client, then close, bounded."""
+        if self._close is None or self.broken.is_set():
+            return
+        try:
+            await asyncio.wait_for(self._close(), FLUSH_TIMEOUT)
+        except (BrokenPipeError, ConnectionResetError):
+            self.broken.set()
+        except asyncio.TimeoutError:
+            pass
 
 
 async def open_stdio(in_fd: int, out_fd: int) -> tuple[LineReader, LineWriter]:
     """Wrap two file descriptors (normally our stdin and stdout) for the relay.
 
-    Pipes and sockets get non-blocking asyncio transports. A regular file (``<
-    file`` on a shell) cannot be watched by the event loop, so it is read in a
-    worker thread and written with blocking writes instead.
+    Pipes, sockets and terminals get non-blocking asyncio transports. Anything
+    else (a regular file, ``/dev/null``) cannot be watched by the event loop
+    (epoll refuses it, or reports it ready forever), so it is read in a worker
+    thread and written with blocking writes instead.
     """
     loop = asyncio.get_running_loop()
-    reader: LineReader
+    reader: LineReader | None = None
+    if _pollable(in_fd):
+        with contextlib.suppress(ValueError, OSError, NotImplementedError):
+            stream = asyncio.StreamReader()
+            await loop.connect_read_pipe(
+                lambda: asyncio.StreamReaderProtocol(stream),
+                os.fdopen(in_fd, "rb", buffering=0, closefd=False),
+            )
+            reader = LineReader.from_stream(stream)
+    if reader is None:
+        reader = LineReader(lambda: loop.run_in_executor(None, _read, in_fd))
+    if _pollable(out_fd):
+        with contextlib.suppress(ValueError, OSError, NotImplementedError):
+            transport, protocol = await loop.connect_write_pipe(
+                asyncio.streams.FlowControlMixin,
+                os.fdopen(out_fd, "wb", buffering=0, closefd=False),
+            )
+            writer = asyncio.StreamWriter(transport, protocol, None, loop)
+            return reader, LineWriter.from_stream(writer)
+    return reader, LineWriter(lambda data: _write_all(out_fd, data), _no_drain)
+
+
+def _pollable(fd: int) -> bool:
     try:
-        stream = asyncio.StreamReader()
-        await loop.connect_read_pipe(
-            lambda: asyncio.StreamReaderProtocol(stream),
-            os.fdopen(in_fd, "rb", buffering=0, closefd=False),
-        )
-        reader = LineReader.from_stream(stream)
-    except (ValueError, OSError, NotImplementedError):
-        reader = LineReader(lambda: loop.run_in_executor(None, os.read, in_fd, CHUNK_SIZE))
+        mode = os.fstat(fd).st_mode
+    except OSError:
+        return False
+    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or (stat.S_ISCHR(mode) and os.isatty(fd))
+
+
+def _read(fd: int) -> bytes:
     try:
-        transport, protocol = await loop.connect_write_pipe(
-            asyncio.streams.FlowControlMixin, os.fdopen(out_fd, "wb", buffering=0, closefd=False)
-        )
-        writer = asyncio.StreamWriter(transport, protocol, None, loop)
-        return reader, LineWriter.from_stream(writer)
-    except (ValueError, OSError, NotImplementedError):
-        return reader, LineWriter(lambda data: _write_all(out_fd, data), _no_drain)
+        return os.read(fd, CHUNK_SIZE)
+    except OSError:  # a closed or unreadable stdin ends the input
+        return b""
 
 
 def _write_all(fd: int, data: bytes) -> None:

@@ -2,8 +2,8 @@
 
 Two shapes are read:
 
-- the gateway's own, ``{"servers": [{"alias", "command", "args", "env", "cwd", "restart"}]}``,
-  or ``{"alias", "url", "headers"}`` for a remote server over Streamable HTTP;
+- the gateway's own, ``{"servers": [{"alias", "command", "args", "env", "passEnv", "cwd",
+  "restart"}]}``, or ``{"alias", "url", "headers"}`` for a remote server over Streamable HTTP;
 - the ``mcpServers`` object of Claude Desktop / Claude Code / Cursor
   (``{"mcpServers": {"github": {"command", "args", "env"}}}``), and VS Code's
   ``{"servers": {...}}`` object of the same entries. The key is the alias.
@@ -28,11 +28,24 @@ from ..errors import GatewayConfigError
 
 __all__ = ["ALIAS", "GatewayConfigError", "ServerSpec", "expand_variables", "load_gateway_config"]
 
-# An alias becomes the tool-name prefix "alias__": the tool-name charset, no "__".
-ALIAS = re.compile(r"^(?!.*__)[A-Za-z0-9][A-Za-z0-9_-]*$")
+# An alias becomes the tool-name prefix "alias__": the tool-name charset, no "__",
+# and no "_" at either end, so the first "__" of "alias__tool" always ends the
+# alias ("srv_" would make "srv___echo" read as srv + "_echo").
+ALIAS = re.compile(r"^(?!.*__)[A-Za-z0-9](?:[A-Za-z0-9_-]*[A-Za-z0-9-])?$")
 _VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 _ENTRY_KEYS = frozenset(
-    {"alias", "command", "args", "env", "cwd", "restart", "type", "disabled", "description"}
+    {
+        "alias",
+        "command",
+        "args",
+        "env",
+        "passEnv",
+        "cwd",
+        "restart",
+        "type",
+        "disabled",
+        "description",
+    }
 )
 
 
@@ -45,6 +58,9 @@ class ServerSpec:
     restart: bool = False
     url: str | None = None  # a remote server over Streamable HTTP (then no command)
     headers: dict[str, str] = field(default_factory=dict)
+    # None: the gateway's whole environment; else only these names (a trailing
+    # "*" matches a prefix) on top of a base of PATH, HOME, locale, temp, TLS
+    pass_env: tuple[str, ...] | None = None
 
 
 def expand_variables(text: str, where: str, environ: Mapping[str, str]) -> str:
@@ -90,7 +106,8 @@ class _Reader:
         if not isinstance(alias, str) or not ALIAS.match(alias):
             where = f"{key}.alias" if key.startswith("servers[") else key  # list form: a member
             problem = "missing" if alias is None else f"alias {alias!r} must be letters, digits"
-            raise self.fail(where, problem if alias is None else problem + ", '-' or '_', no '__'")
+            detail = ", '-' or '_', no '__' and no '_' at either end"
+            raise self.fail(where, problem if alias is None else problem + detail)
         if kind in ("http", "streamable-http", "streamableHttp") or "url" in entry:
             return self.remote(alias, entry, key, kind)
         if kind != "stdio":
@@ -114,6 +131,12 @@ class _Reader:
             if not isinstance(value, str):
                 raise self.fail(f"{key}.env.{name}", "expected a string")
             expanded_env[name] = _expand(value, f"{self.path}: {key}.env.{name}", self.environ)
+        pass_env = entry.get("passEnv")
+        if pass_env is not None and (
+            not isinstance(pass_env, list)
+            or not all(isinstance(name, str) and name for name in pass_env)
+        ):
+            raise self.fail(f"{key}.passEnv", "expected a list of variable names")
         cwd = entry.get("cwd")
         restart = entry.get("restart", False)
         if not isinstance(restart, bool):
@@ -124,6 +147,7 @@ class _Reader:
             env=expanded_env,
             cwd=None if cwd is None else self.string(cwd, f"{key}.cwd"),
             restart=restart,
+            pass_env=None if pass_env is None else tuple(pass_env),
         )
 
     def remote(self, alias: str, entry: dict[str, Any], key: str, kind: Any) -> ServerSpec:

@@ -212,6 +212,9 @@ class HttpUpstream:
             return None
         return 0
 
+    async def reaped(self) -> None:
+        """Nothing to clean up after the end (a stdio server's process group has no HTTP twin)."""
+
     async def stop(self) -> int:
         """End the session (DELETE), drop the streams, and end :meth:`readline`."""
         if self._stopped.is_set():

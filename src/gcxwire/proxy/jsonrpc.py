@@ -2,44 +2,87 @@
 
 Messages are plain dicts parsed by orjson. The relay forwards the original bytes of
 every message it does not rewrite, so ids, key order and unknown fields survive as
-they were sent.
+they were sent; where a member must change (a gateway renames ids), :func:`set_member`
+splices the new value into the original text, so every other byte stays.
 """
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterator
+import json
+import math
+import re
+from collections.abc import Callable, Hashable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
 import orjson
 
+from .._json import RawNumber, loads_exact
+from ..errors import DecodeError
+
 __all__ = [
+    "INTERNAL_ERROR",
+    "INVALID_PARAMS",
     "INVALID_REQUEST",
-    "batch_refusal",
+    "METHOD_NOT_FOUND",
+    "NO_UPSTREAM",
+    "PARSE_ERROR",
+    "UNREADABLE_ANSWER",
+    "UPSTREAM_BUSY",
     "UPSTREAM_EXITED",
     "PendingRequest",
     "PendingTable",
+    "batch_refusal",
     "error_response",
+    "id_key",
+    "numbers_survive",
+    "parse_lenient",
     "parse_line",
     "request_of",
     "response_id",
+    "set_member",
 ]
 
-# Our own error code for "the server exited before answering". The spec keeps
-# -32768..-32000 for JSON-RPC and implementations, so it lies just outside.
-UPSTREAM_EXITED = -31000
-# JSON-RPC's own code for a message that is not a valid request.
+# JSON-RPC's own codes.
+PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
+METHOD_NOT_FOUND = -32601
+INVALID_PARAMS = -32602  # also MCP's code for an unknown tool or prompt name
+INTERNAL_ERROR = -32603
+# Our own codes. The spec keeps -32768..-32000 for JSON-RPC and implementations,
+# so they lie just outside.
+UPSTREAM_EXITED = -31000  # the server exited before answering
+NO_UPSTREAM = -31001  # no running server answered (gateway)
+UPSTREAM_BUSY = -31002  # the server stopped reading its input (gateway)
+UNREADABLE_ANSWER = -31003  # the server's answer is not JSON a client can read (gateway)
 
 JsonObject = dict[str, Any]
 
 
 def parse_line(line: bytes) -> Any:
-    """The parsed message, or ``None`` when the line is not JSON."""
+    """The parsed message, or ``None`` when the line is not strict JSON."""
     try:
         return orjson.loads(line)
     except orjson.JSONDecodeError:
         return None
+
+
+def parse_lenient(line: bytes) -> Any:
+    """What a lenient reader makes of a line strict JSON refuses (``NaN``,
+    ``1e400``, ints past 64 bits), or ``None``; only to find out whom it answers."""
+    try:
+        return json.loads(line)
+    except (ValueError, RecursionError):
+        return None
+
+
+def id_key(request_id: Any) -> Hashable | None:
+    """A dict key for a JSON-RPC id; ``None`` for what is no id (arrays, objects,
+    ``null``, booleans), which no request of ours can carry."""
+    # 1 and "1" are different ids.
+    if isinstance(request_id, bool) or not isinstance(request_id, (str, int, float)):
+        return None
+    return (type(request_id).__name__, request_id)
 
 
 @dataclass(frozen=True)
@@ -58,11 +101,11 @@ class PendingRequest:
 
 
 def request_of(message: Any) -> PendingRequest | None:
-    """The request in ``message`` (a dict with ``method`` and ``id``), else ``None``."""
+    """The request in ``message`` (a dict with ``method`` and a valid ``id``), else ``None``."""
     if not isinstance(message, dict):
         return None
     method = message.get("method")
-    if not isinstance(method, str) or "id" not in message or _id_key(message["id"]) is None:
+    if not isinstance(method, str) or "id" not in message or id_key(message["id"]) is None:
         return None
     params = message.get("params")
     return PendingRequest(message["id"], method, params if isinstance(params, dict) else {})
@@ -80,13 +123,6 @@ def response_id(message: Any) -> tuple[bool, Any]:
     return False, None
 
 
-def _id_key(request_id: Any) -> Hashable | None:
-    # 1 and "1" are different ids; JSON-RPC allows only strings and numbers.
-    if isinstance(request_id, bool) or not isinstance(request_id, (str, int, float)):
-        return None
-    return (type(request_id).__name__, request_id)
-
-
 class PendingTable:
     """In-flight client requests by id, so responses can be matched and, if the
     server dies, every one of them still gets an answer."""
@@ -98,12 +134,12 @@ class PendingTable:
         return len(self._by_id)
 
     def add(self, request: PendingRequest) -> None:
-        key = _id_key(request.id)
+        key = id_key(request.id)
         if key is not None:
             self._by_id[key] = request
 
     def pop(self, request_id: Any) -> PendingRequest | None:
-        key = _id_key(request_id)
+        key = id_key(request_id)
         return None if key is None else self._by_id.pop(key, None)
 
     def drain(self) -> Iterator[PendingRequest]:
@@ -122,8 +158,11 @@ def error_response(request_id: Any, code: int, message: str, data: Any = None) -
 
 def batch_refusal(batch: list[Any]) -> bytes | None:
     """The answer to a JSON-RPC batch: an error per request in it (``None`` if it
-    holds no request). Only 2025-03-26 had batches, and servers of every SDK drop
-    them silently, which would leave the client waiting forever."""
+    holds requests only without ids). Only 2025-03-26 had batches, and servers of
+    every SDK drop them silently, which would leave the client waiting forever.
+    An empty batch is itself an invalid request, as JSON-RPC says."""
+    if not batch:
+        return error_response(None, INVALID_REQUEST, "Invalid Request: an empty batch")
     answers = [
         {
             "jsonrpc": "2.0",
@@ -137,3 +176,112 @@ def batch_refusal(batch: list[Any]) -> bytes | None:
         if request is not None
     ]
     return orjson.dumps(answers) if answers else None
+
+
+# -- literal text -------------------------------------------------------------------
+
+# Number literals a parse and re-write may change: exponents, -0, trailing zeros
+# in a fraction, 16 digits or more. Digits inside strings match too; that only
+# sends the text to the exact check.
+_SUSPECT = re.compile(rb"[0-9][eE]|-0(?![.0-9])|\.[0-9]*[0-9]0(?![0-9])|[0-9]{16}")
+
+
+def numbers_survive(text: bytes, *, long_ints: bool = False) -> bool:
+    """Whether every number in the JSON ``text`` reads back as the same literal
+    after a parse and a write (``1.5`` does; ``1E+2``, ``-0``, ``1.50`` and
+    ``123456789012345678901234567890.5`` do not). Ints past 64 bits survive
+    only with ``long_ints`` (a parser that keeps them, not orjson). ``False``
+    for text that is not JSON."""
+    if not _SUSPECT.search(text):
+        return True
+    try:
+        value = loads_exact(text)
+    except DecodeError:
+        return False
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, RawNumber):
+            if not _canonical(item.text, long_ints):
+                return False
+        elif isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return True
+
+
+def _canonical(literal: str, long_ints: bool) -> bool:
+    if "e" in literal or "E" in literal:  # 1e16 is written 1e+16 or 1e16 by different writers
+        return False
+    if "." not in literal:  # ints past 64 bits come back from orjson as floats
+        return literal != "-0" and (long_ints or len(literal.lstrip("-")) < 19)
+    number = float(literal)
+    return math.isfinite(number) and repr(number) == literal
+
+
+_WS = re.compile(r"[ \t\n\r]*")
+# The stdlib's scanners (C-accelerated): where a string or a value ends.
+_SCANSTRING: Callable[[str, int], tuple[str, int]] = json.decoder.scanstring  # type: ignore[attr-defined]
+_SCAN: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
+
+
+def _member_spans(text: str, start: int) -> tuple[dict[str, tuple[int, int]], int] | None:
+    """The members of the object at ``text[start]``: key -> (start, end) of its
+    value's text, and where the object ends; ``None`` if no object starts there."""
+    i = _WS.match(text, start).end()  # type: ignore[union-attr]
+    if text[i : i + 1] != "{":
+        return None
+    i = _WS.match(text, i + 1).end()  # type: ignore[union-attr]
+    spans: dict[str, tuple[int, int]] = {}
+    if text[i : i + 1] == "}":
+        return spans, i + 1
+    try:
+        while True:
+            if text[i : i + 1] != '"':
+                return None
+            key, i = _SCANSTRING(text, i + 1)
+            i = _WS.match(text, i).end()  # type: ignore[union-attr]
+            if text[i : i + 1] != ":":
+                return None
+            i = _WS.match(text, i + 1).end()  # type: ignore[union-attr]
+            _, end = _SCAN(text, i)
+            spans[key] = (i, end)
+            i = _WS.match(text, end).end()  # type: ignore[union-attr]
+            if text[i : i + 1] == "}":
+                return spans, i + 1
+            if text[i : i + 1] != ",":
+                return None
+            i = _WS.match(text, i + 1).end()  # type: ignore[union-attr]
+    except (StopIteration, ValueError, RecursionError):
+        return None
+
+
+def set_member(line: bytes, path: tuple[str, ...], value: Any) -> bytes | None:
+    """``line`` (one JSON object) with the member at ``path`` set to ``value``,
+    every other byte as it was: numbers keep their literal text, whatever a
+    parser would make of them. A missing last member is added first in its
+    object. ``None`` when ``line`` has no object at ``path[:-1]``."""
+    try:
+        text = line.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    start = 0
+    for depth, key in enumerate(path):
+        found = _member_spans(text, start)
+        if found is None:
+            return None
+        spans, end = found
+        if key in spans:
+            start, stop = spans[key]
+            if depth == len(path) - 1:
+                new = orjson.dumps(value).decode()
+                return (text[:start] + new + text[stop:]).encode()
+            continue
+        if depth != len(path) - 1:
+            return None
+        brace = text.index("{", start)
+        member = orjson.dumps(key).decode() + ":" + orjson.dumps(value).decode()
+        rest = text[brace + 1 : end - 1].strip()
+        return (text[: brace + 1] + member + ("," if rest else "") + text[brace + 1 :]).encode()
+    return None

@@ -2,45 +2,53 @@
 
 The single-server :class:`~.relay.Relay` holds one link; a multi-server router
 holds one per upstream, so each server keeps its own pending ids, its own schema
-lifecycle (inside its rewriter) and its own crash handling.
+lifecycle (inside its rewriter), its own input queue and its own crash handling.
 """
 
 from __future__ import annotations
 
 import asyncio
+import collections
 import logging
 import signal
+import threading
 from collections.abc import Awaitable, Callable
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 import orjson
 
 from .http_upstream import HttpUpstream
 from .jsonrpc import (
+    UPSTREAM_BUSY,
     UPSTREAM_EXITED,
     JsonObject,
     PendingRequest,
     PendingTable,
     error_response,
+    numbers_survive,
+    parse_lenient,
     parse_line,
     response_id,
 )
-from .upstream import Upstream, UpstreamGone
+from .upstream import DRAIN_AFTER_EXIT_TIMEOUT, Upstream, UpstreamGone
 
 __all__ = ["ResponseRewriter", "UpstreamLink", "describe_exit", "exit_status"]
 
-log = logging.getLogger("gcxwire.proxy")
+log = logging.getLogger(__name__)
 
-# How long to keep relaying a server's last output after its process exited
-# (a grandchild may still hold the pipe open).
-DRAIN_AFTER_EXIT_TIMEOUT = 2.0
-
-# Answers larger than this are rewritten in a worker thread: encoding a 7 MB
-# table takes seconds, and the client's messages must keep flowing meanwhile.
-# Lines are still delivered in order, because the pump waits for the result.
-OFFLOAD_BYTES = 1 << 20
+# Answers larger than this are rewritten in a worker thread, so the client's
+# messages keep flowing meanwhile; smaller ones cost little (the codecs are
+# linear). Lines are still delivered in order: the pump waits for the result.
+OFFLOAD_BYTES = 64 << 10
+# How long one rewrite may hold up the server's output; past it the original
+# goes out, and answers pass through until that rewrite has finished.
+REWRITE_BUDGET = 5.0
+# A server answer printed over several lines (pretty JSON) is joined back into
+# one message, up to this size; past it the lines go out as they came.
+MAX_JOINED_BYTES = 64 << 20
 
 Deliver = Callable[[bytes], Awaitable[None]]
+T = TypeVar("T")
 
 
 class ResponseRewriter(Protocol):
@@ -62,22 +70,66 @@ def describe_exit(returncode: int) -> str:
     return f"exited with status {returncode}"
 
 
+def _in_thread(work: Callable[[], T]) -> asyncio.Future[T]:
+    """``work()`` in a daemon thread: one that overran its budget must not hold
+    up the proxy's exit, as a thread of the default executor would."""
+    loop = asyncio.get_running_loop()
+    future: asyncio.Future[T] = loop.create_future()
+
+    def settle(result: T | None, error: BaseException | None) -> None:
+        if future.done():
+            return
+        if error is not None:
+            future.set_exception(error)
+        else:
+            future.set_result(result)  # type: ignore[arg-type]
+
+    def run() -> None:
+        try:
+            result, error = work(), None
+        except BaseException as exc:  # handed to the awaiting coroutine
+            result, error = None, exc
+        try:
+            loop.call_soon_threadsafe(settle, result, error)
+        except RuntimeError:  # the loop is closed: nobody waits any more
+            pass
+
+    threading.Thread(target=run, name="gcxwire-rewrite", daemon=True).start()
+    return future
+
+
 class UpstreamLink:
     """Send client lines to one upstream and deliver its lines back.
 
     ``deliver`` writes one line toward the client (a router may rename ids or
-    tools on the way). Every line the server writes is delivered in order; the
-    answer to a tracked request goes through ``rewriter`` first, and any failure
-    there delivers the original line instead.
+    tools on the way). Every line the server writes is delivered once, in order;
+    the answer to a tracked request goes through ``rewriter`` first, and any
+    failure there delivers the original line instead.
+
+    With ``busy_limit`` (bytes) lines for the server wait in a queue of their
+    own, so a server that stops reading holds up nobody else; once that much
+    is queued, its requests are answered with an error at once. Without it
+    :meth:`send` waits for the server to take the line.
     """
 
     def __init__(
-        self, upstream: Upstream | HttpUpstream, rewriter: ResponseRewriter, deliver: Deliver
+        self,
+        upstream: Upstream | HttpUpstream,
+        rewriter: ResponseRewriter,
+        deliver: Deliver,
+        *,
+        busy_limit: int | None = None,
     ) -> None:
         self.upstream = upstream
         self.rewriter = rewriter
         self.pending = PendingTable()
         self._deliver = deliver
+        self._busy_limit = busy_limit
+        self._queue: collections.deque[tuple[bytes, PendingRequest | None]] = collections.deque()
+        self._queued_bytes = 0
+        self._wake = asyncio.Event()
+        self._writer: asyncio.Task[None] | None = None
+        self._rewriting: asyncio.Future[bytes] | None = None  # a rewrite in a thread
 
     @property
     def name(self) -> str:
@@ -85,14 +137,58 @@ class UpstreamLink:
 
     async def send(self, line: bytes, request: PendingRequest | None = None) -> None:
         """Send one line; a ``request`` is tracked until answered, and answered
-        with an error right away if the server is already gone."""
+        with an error right away if the server is gone or not reading."""
         if request is not None:
             self.pending.add(request)
+        if self._busy_limit is None:
+            await self._write(line, request)
+            return
+        if self._queue and self._queued_bytes + len(line) > self._busy_limit:
+            if request is None:
+                log.warning("%s is not reading its input: a notification is dropped", self.name)
+            elif self.pending.pop(request.id) is not None:
+                log.warning("%s is not reading its input: a request is refused", self.name)
+                await self._deliver(self.busy_error(request.id))
+            return
+        self._queue.append((line, request))
+        self._queued_bytes += len(line)
+        self._wake.set()
+        if self._writer is None or self._writer.done():
+            self._writer = asyncio.ensure_future(self._write_queue())
+
+    async def _write(self, line: bytes, request: PendingRequest | None) -> bool:
         try:
             await self.upstream.send(line)
+            return True
         except UpstreamGone:
             if request is not None and self.pending.pop(request.id) is not None:
                 await self._deliver(self.gone_error(request.id, None))
+            return False
+
+    async def _write_queue(self) -> None:
+        while True:
+            while self._queue:
+                line, request = self._queue[0]
+                written = await self._write(line, request)
+                self._queue.popleft()
+                self._queued_bytes -= len(line)
+                if not written:  # gone: what is queued gets its error now
+                    while self._queue:
+                        line, request = self._queue.popleft()
+                        self._queued_bytes -= len(line)
+                        await self._write(line, request)
+            self._wake.clear()
+            await self._wake.wait()
+
+    async def flush(self, timeout: float) -> None:
+        """Until every queued line was written to the server (at most ``timeout``)."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while self._queue and self._writer is not None and not self._writer.done():
+            if loop.time() >= deadline:
+                log.warning("%s: %d queued lines not written", self.name, len(self._queue))
+                return
+            await asyncio.sleep(0.01)
 
     def forget(self, request_id: Any) -> None:
         """Stop tracking a cancelled request: no answer will come for it."""
@@ -104,38 +200,125 @@ class UpstreamLink:
         Requests still in flight then get an error each: nobody else would
         answer them.
         """
-        while (line := await self.upstream.readline()) is not None:
-            if not line.strip():
-                continue
-            if len(self.pending):
-                if len(line) > OFFLOAD_BYTES:
-                    line = await asyncio.to_thread(self.answer, line)
-                else:
-                    line = self.answer(line)
-            elif line.lstrip()[:1] not in (b"{", b"["):
-                self._log_not_json(line)
-            await self._deliver(line)
+        held: list[bytes] = []  # lines of an answer printed over several lines
+        held_bytes = 0
+        try:
+            while (line := await self.upstream.readline()) is not None:
+                if not line.strip():
+                    continue
+                message = parse_line(line)
+                alone = message is not None or parse_lenient(line) is not None
+                if held and alone:  # the held lines made no message: as they came
+                    await self._release(held)
+                elif held or (not alone and line.lstrip()[:1] in (b"{", b"[")):
+                    held.append(line)
+                    held_bytes = held_bytes + len(line) if len(held) > 1 else len(line)
+                    joined = self._joined(held)
+                    if joined is None:
+                        if held_bytes > MAX_JOINED_BYTES:
+                            await self._release(held)
+                        continue
+                    held.clear()
+                    line, message = joined, parse_line(joined)
+                await self._deliver(await self._answer(line, message))
+            await self._release(held)
+        finally:
+            if self._writer is not None:
+                self._writer.cancel()
+                self._writer = None
+            self._queue.clear()
+            self._queued_bytes = 0
         status = await self.upstream.wait(DRAIN_AFTER_EXIT_TIMEOUT)
         if status is None:
             status = await self.upstream.stop()
+        await self.upstream.reaped()
         log.info("%s exited with status %d", self.name, status)
         for request in self.pending.drain():
             await self._deliver(self.gone_error(request.id, status))
         return exit_status(status)
 
+    def _joined(self, held: list[bytes]) -> bytes | None:
+        """The held lines as one message once they make one (``None`` meanwhile).
+
+        JSON strings cannot hold a raw newline, so joining the lines with a
+        space keeps every token as the server wrote it.
+        """
+        last = held[-1]
+        if last[:1].isspace() or last.rstrip()[-1:] not in (b"}", b"]"):
+            return None  # not where a printed value ends
+        joined = b" ".join(held)
+        if parse_line(joined) is None and parse_lenient(joined) is None:
+            return None
+        log.warning("%s printed one message over %d lines; joined", self.name, len(held))
+        return joined
+
+    async def _release(self, held: list[bytes]) -> None:
+        for line in held:
+            self._log_not_json(line)
+            await self._deliver(line)
+        held.clear()
+
+    async def _answer(self, line: bytes, message: Any) -> bytes:
+        """The line to deliver for one server line (``message`` is its strict
+        parse, or ``None``), rewritten off the loop when big."""
+        matched = self._match(line, message)
+        if matched is None:
+            return line
+        request, message = matched
+        if self._rewriting is not None and not self._rewriting.done():
+            log.warning("%s: an earlier rewrite is still running; forwarding as is", self.name)
+            return line
+        if len(line) <= OFFLOAD_BYTES:
+            return self._rewrite(line, request, message)
+        self._rewriting = _in_thread(lambda: self._rewrite(line, request, message))
+        try:
+            return await asyncio.wait_for(asyncio.shield(self._rewriting), REWRITE_BUDGET)
+        except asyncio.TimeoutError:
+            log.warning(
+                "rewriting a %d-byte answer of %s took over %.0f s; forwarding it as is",
+                len(line),
+                self.name,
+                REWRITE_BUDGET,
+            )
+            return line
+
     def answer(self, line: bytes) -> bytes:
         """The line to deliver for one server line: rewritten if it answers a request."""
-        message = parse_line(line)
+        matched = self._match(line, parse_line(line))
+        return line if matched is None else self._rewrite(line, *matched)
+
+    def _match(self, line: bytes, message: Any) -> tuple[PendingRequest, JsonObject] | None:
+        """The request ``line`` answers and the parsed answer, if it is one to
+        rewrite; every request it answers stops being pending, so none gets a
+        second answer later."""
+        strict = message is not None
         if message is None:
-            self._log_not_json(line)
-            return line
+            message = parse_lenient(line)
+            if message is None:
+                self._log_not_json(line)
+                return None
+            log.warning("%s wrote %d bytes that are not strict JSON", self.name, len(line))
+        if isinstance(message, list):  # a batch: each answer in it counts as given
+            for item in message:
+                is_response, request_id = response_id(item)
+                if is_response:
+                    self.pending.pop(request_id)
+            return None
         is_response, request_id = response_id(message)
         request = self.pending.pop(request_id) if is_response else None
-        if request is None:
-            return line
+        if request is None or not strict:
+            return None
+        return request, message
+
+    def _rewrite(self, line: bytes, request: PendingRequest, message: JsonObject) -> bytes:
         try:
             rewritten = self.rewriter.rewrite(request, message)
-            return line if rewritten is None else orjson.dumps(rewritten)
+            if rewritten is None:
+                return line
+            if not numbers_survive(line):  # a re-write would change a number's text
+                log.debug("%s: an answer keeps its numbers only as it is", self.name)
+                return line
+            return orjson.dumps(rewritten)
         except Exception:  # never break a response: forward the original
             log.exception("rewriting the answer to %s failed; forwarding it as is", request.method)
             return line
@@ -149,5 +332,14 @@ class UpstreamLink:
             {"server": self.name, "returncode": status},
         )
 
+    def busy_error(self, request_id: Any) -> bytes:
+        return error_response(
+            request_id,
+            UPSTREAM_BUSY,
+            f"MCP server {self.name!r} is not reading its input",
+            {"server": self.name},
+        )
+
     def _log_not_json(self, line: bytes) -> None:
-        log.warning("%s wrote a line that is not JSON; forwarding it: %.200r", self.name, line)
+        log.warning("%s wrote a %d-byte line that is not JSON; forwarding it", self.name, len(line))
+        log.debug("%s: the line is %.200r", self.name, line)

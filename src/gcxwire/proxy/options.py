@@ -49,6 +49,7 @@ class ProxyOptions:
     answer_timeout: float = 10.0
     name: str = ""
     env: dict[str, str] = field(default_factory=dict)
+    isolate_env: bool = False  # servers get only a base environment (see upstream.BASE_ENV)
     cwd: str | None = None
     format: Format = "auto"
     structured: Structured = "drop"
@@ -96,6 +97,10 @@ def default_server_name(command: Sequence[str]) -> str:
     return stem if ext in (".py", ".js", ".mjs", ".cjs", ".ts", ".exe") else name
 
 
+# The one home of every default: the dataclass; the CLI reads them from here.
+DEFAULTS = ProxyOptions()
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="gcxwire proxy",
@@ -141,29 +146,36 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="K=V",
         help="add or override one variable in the server's environment (repeatable)",
     )
+    server.add_argument(
+        "--isolate-env",
+        action="store_true",
+        help="give servers only PATH, HOME, locale, temp and TLS variables of this "
+        "environment, plus --env and their own env (default: the whole environment)",
+    )
     server.add_argument("--cwd", help="working directory of the server")
     server.add_argument(
         "--answer-timeout",
         type=_positive_float,
-        default=10.0,
+        default=DEFAULTS.answer_timeout,
         metavar="SECONDS",
         help="with --servers: how long to wait for each server's initialize, discover and "
-        "tools/list before taking it out (default: 10)",
+        f"tools/list before taking it out (default: {DEFAULTS.answer_timeout:g})",
     )
 
     encoding = parser.add_argument_group("encoding")
     encoding.add_argument(
         "--format",
         choices=("auto", "gcx", "dcp"),
-        default="auto",
-        help="encoding of tabular results; auto picks the fewest tokens (default: auto)",
+        default=DEFAULTS.format,
+        help="encoding of tabular results; auto picks the fewest tokens "
+        f"(default: {DEFAULTS.format})",
     )
     encoding.add_argument(
         "--structured",
         choices=("keep", "drop"),
-        default="drop",
+        default=DEFAULTS.structured,
         help="drop: remove structuredContent from rewritten results and outputSchema from "
-        "tools/list; keep: leave both and rewrite only the text (default: drop)",
+        f"tools/list; keep: leave both and rewrite only the text (default: {DEFAULTS.structured})",
     )
     encoding.add_argument(
         "--hint",
@@ -192,16 +204,18 @@ def build_parser() -> argparse.ArgumentParser:
     schemas.add_argument(
         "--confirm-after",
         type=_positive_int,
-        default=10,
+        default=DEFAULTS.confirm_after,
         metavar="N",
-        help="rows seen before a provisional schema is confirmed (default: 10)",
+        help="rows seen before a provisional schema is confirmed "
+        f"(default: {DEFAULTS.confirm_after})",
     )
     schemas.add_argument(
         "--cache-size",
         type=_positive_int,
-        default=128,
+        default=DEFAULTS.cache_size,
         metavar="N",
-        help="tools whose schemas are kept, least recently used dropped first (default: 128)",
+        help="tools whose schemas are kept, least recently used dropped first "
+        f"(default: {DEFAULTS.cache_size})",
     )
     schemas.add_argument(
         "--presets",
@@ -219,8 +233,8 @@ def build_parser() -> argparse.ArgumentParser:
     ops.add_argument(
         "--log-level",
         choices=("debug", "info", "warning", "error"),
-        default="warning",
-        help="stderr log level (default: warning)",
+        default=DEFAULTS.log_level,
+        help=f"stderr log level (default: {DEFAULTS.log_level})",
     )
     ops.add_argument("--log-file", metavar="FILE", help="write logs to FILE instead of stderr")
     ops.add_argument(
@@ -282,6 +296,7 @@ def parse_options(argv: Sequence[str]) -> ProxyOptions:
         answer_timeout=args.answer_timeout,
         name=args.name,
         env=env,
+        isolate_env=args.isolate_env,
         cwd=args.cwd,
         format=args.format,
         structured=args.structured,

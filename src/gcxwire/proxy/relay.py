@@ -18,12 +18,12 @@ import logging
 from .framing import LineReader, LineWriter
 from .http_upstream import HttpUpstream
 from .jsonrpc import batch_refusal, parse_line, request_of
-from .link import DRAIN_AFTER_EXIT_TIMEOUT, ResponseRewriter, UpstreamLink, exit_status
+from .link import ResponseRewriter, UpstreamLink, exit_status
 from .upstream import Upstream
 
 __all__ = ["Relay"]
 
-log = logging.getLogger("gcxwire.proxy")
+log = logging.getLogger(__name__)
 
 
 class Relay:
@@ -52,24 +52,29 @@ class Relay:
         from_server = asyncio.create_task(self._link.pump(), name="from-server")
         from_client = asyncio.create_task(self._pump_from_client(), name="from-client")
         stop = asyncio.create_task(self._stop.wait(), name="stop")
+        broken = asyncio.create_task(self._client_out.broken.wait(), name="client-gone")
         done, _ = await asyncio.wait(
-            {from_server, from_client, stop}, return_when=asyncio.FIRST_COMPLETED
+            {from_server, from_client, stop, broken}, return_when=asyncio.FIRST_COMPLETED
         )
         from_client.cancel()
         stop.cancel()
+        broken.cancel()
         if from_server in done:
             if from_server.exception() is None:
                 return from_server.result()
             log.error("relaying to the client failed: %r", from_server.exception())
+            log.debug("how", exc_info=from_server.exception())
             return exit_status(await upstream.stop())
         if from_client in done and from_client.exception() is not None:
             log.error("reading from the client failed: %r", from_client.exception())
         # The client is gone: stop the server while its output is still drained.
         status = await upstream.stop()
+        # Bounded: once the server has exited, its stdout is cut after a drain
+        # (upstream.DRAIN_AFTER_EXIT_TIMEOUT); a slow client only slows it down.
         try:
-            await asyncio.wait_for(from_server, DRAIN_AFTER_EXIT_TIMEOUT)
-        except asyncio.TimeoutError:
-            log.warning("%s exited but its stdout stayed open", upstream.name)
+            await from_server
+        except Exception as exc:  # the client is gone too: its answers cannot reach it
+            log.info("the last answers of %s were not delivered: %r", upstream.name, exc)
         return exit_status(status)
 
     async def _pump_from_client(self) -> None:
@@ -78,7 +83,8 @@ class Relay:
                 continue
             message = parse_line(line)
             if message is None:
-                log.warning("client sent a line that is not JSON; forwarding it: %.200r", line)
+                log.warning("client sent a %d-byte line that is not JSON; forwarding it", len(line))
+                log.debug("the client's line is %.200r", line)
             elif isinstance(message, list):
                 log.warning("client sent a JSON-RPC batch of %d; refusing it", len(message))
                 refusal = batch_refusal(message)

@@ -1,18 +1,28 @@
-"""One upstream MCP server: a child process speaking JSON-RPC lines on stdio."""
+"""One upstream MCP server: a child process speaking JSON-RPC lines on stdio.
+
+The process is watched, not only its stdout: a server that exits while a
+grandchild keeps its stdout open still ends the relay (after a short drain),
+and its whole process group is signalled whenever it stops, so no helper it
+started outlives it. On Linux the server also gets ``SIGKILL`` if the proxy
+itself dies without cleaning up (``kill -9``): ``PR_SET_PDEATHSIG``.
+"""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import ctypes
 import logging
 import os
 import signal
-from collections.abc import Mapping, Sequence
+import sys
+from collections.abc import Callable, Mapping, Sequence
 
 from .framing import LineReader
 
-__all__ = ["Upstream", "UpstreamGone"]
+__all__ = ["BASE_ENV", "Upstream", "UpstreamGone", "server_env"]
 
-log = logging.getLogger("gcxwire.proxy")
+log = logging.getLogger(__name__)
 
 # How long a server gets to exit after its stdin closes (Python servers take
 # ~0.3 s, Node ~0.01 s), and then after SIGTERM, before SIGKILL.
@@ -20,20 +30,100 @@ EXIT_AFTER_EOF_TIMEOUT = 2.0
 EXIT_AFTER_SIGTERM_TIMEOUT = 2.0
 # How long to wait for a SIGKILLed process to be reaped.
 REAP_TIMEOUT = 2.0
+# How long to keep relaying a server's output after its process exited (a
+# grandchild may still hold the pipe open); then its group is signalled.
+DRAIN_AFTER_EXIT_TIMEOUT = 2.0
+# How often a server's exit status is looked at.
+EXIT_POLL = 0.02
 # Windows has no SIGKILL; its SIGTERM already means TerminateProcess.
 _KILL: signal.Signals = getattr(signal, "SIGKILL", signal.SIGTERM)
+_PR_SET_PDEATHSIG = 1
+
+# What an isolated server still gets from our environment: enough to find
+# programs, a home, a locale, temp and TLS files.
+BASE_ENV = (
+    "PATH",
+    "HOME",
+    "USER",
+    "LOGNAME",
+    "SHELL",
+    "TERM",
+    "LANG",
+    "LC_ALL",
+    "LC_CTYPE",
+    "TMPDIR",
+    "TZ",
+    "SSL_CERT_FILE",
+    "SSL_CERT_DIR",
+    "SYSTEMROOT",
+    "COMSPEC",
+    "PATHEXT",
+    "APPDATA",
+    "LOCALAPPDATA",
+    "USERPROFILE",
+)
+
+
+def server_env(
+    environ: Mapping[str, str],
+    own: Mapping[str, str],
+    pass_env: Sequence[str] | None,
+) -> dict[str, str]:
+    """A server's environment: all of ``environ`` (``pass_env`` is ``None``),
+    or only :data:`BASE_ENV` plus the names in ``pass_env`` (a trailing ``*``
+    matches a prefix); then the server's ``own`` variables on top."""
+    if pass_env is None:
+        return {**environ, **own}
+    names = set(BASE_ENV) | {name for name in pass_env if not name.endswith("*")}
+    prefixes = tuple(name[:-1] for name in pass_env if name.endswith("*"))
+    kept = {k: v for k, v in environ.items() if k in names or (prefixes and k.startswith(prefixes))}
+    return {**kept, **own}
+
+
+async def _exited(process: asyncio.subprocess.Process, timeout: float | None) -> int | None:
+    """The exit status once the process has exited, ``None`` after ``timeout``.
+
+    ``Process.wait()`` also waits for the pipes to close (Python 3.11), which
+    never happens while a grandchild holds them, so the status is polled.
+    """
+    loop = asyncio.get_running_loop()
+    deadline = None if timeout is None else loop.time() + timeout
+    while process.returncode is None:
+        if deadline is not None and loop.time() >= deadline:
+            return None
+        await asyncio.sleep(EXIT_POLL)
+    return process.returncode
 
 
 class UpstreamGone(ConnectionError):
     """The upstream's stdin is closed: it exited or crashed."""
 
 
+def _die_with_us() -> Callable[[], None] | None:
+    """A ``preexec_fn`` asking Linux to SIGKILL the child when we die; ``None`` elsewhere."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        prctl = ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return None
+    parent = os.getpid()
+
+    def preexec() -> None:
+        prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
+        if os.getppid() != parent:  # we died before the request took effect
+            os._exit(1)
+
+    return preexec
+
+
 class Upstream:
     """Spawn, talk to and stop one server process.
 
-    The server gets our full environment plus ``env`` (a filtered environment
-    breaks ``uvx`` and TLS), its own process group (``npx``/``uvx`` start
-    grandchildren that must die with it) and our stderr as its stderr.
+    The server gets ``env`` (by default our full environment plus its own
+    variables: a filtered environment breaks ``uvx`` and TLS), its own process
+    group (``npx``/``uvx`` start grandchildren that must die with it) and our
+    stderr as its stderr.
     """
 
     def __init__(
@@ -43,17 +133,24 @@ class Upstream:
         name: str,
         env: Mapping[str, str] | None = None,
         cwd: str | None = None,
+        full_env: Mapping[str, str] | None = None,
     ) -> None:
         if not argv:
             raise ValueError("an upstream needs a command")
         self.argv = list(argv)
         self.name = name
-        self._env = {**os.environ, **(env or {})}
+        self._env = dict(full_env) if full_env is not None else {**os.environ, **(env or {})}
         self._cwd = cwd
         self._process: asyncio.subprocess.Process | None = None
         self._lines: LineReader | None = None
+        self._eof = asyncio.Event()
+        self._cut = asyncio.Event()  # set when its stdout stops counting
+        self._cut_waiter: asyncio.Task[bool] | None = None
+        self._reaper: asyncio.Task[None] | None = None
 
     async def start(self) -> None:
+        self._eof = asyncio.Event()
+        self._cut = asyncio.Event()
         self._process = await asyncio.create_subprocess_exec(
             *self.argv,
             stdin=asyncio.subprocess.PIPE,
@@ -62,9 +159,12 @@ class Upstream:
             env=self._env,
             cwd=self._cwd,
             start_new_session=True,
+            preexec_fn=_die_with_us(),
         )
         assert self._process.stdout is not None
         self._lines = LineReader.from_stream(self._process.stdout)
+        self._cut_waiter = asyncio.ensure_future(self._cut.wait())
+        self._reaper = asyncio.ensure_future(self._reap(self._process))
         log.info("started %s (pid %d): %s", self.name, self._process.pid, " ".join(self.argv))
 
     @property
@@ -79,10 +179,40 @@ class Upstream:
         return self._process
 
     async def readline(self) -> bytes | None:
-        """The next line the server wrote, or ``None`` once its stdout is closed."""
-        if self._lines is None:
+        """The next line the server wrote; ``None`` once its stdout is closed, or
+        once the process has exited and a grandchild kept stdout open too long."""
+        if self._lines is None or self._cut_waiter is None:
             raise RuntimeError(f"upstream {self.name!r} is not started")
-        return await self._lines.readline()
+        if self._cut.is_set():
+            return None
+        read = asyncio.ensure_future(self._lines.readline())
+        await asyncio.wait({read, self._cut_waiter}, return_when=asyncio.FIRST_COMPLETED)
+        if not read.done():
+            read.cancel()
+            log.warning("%s exited but something it started holds its stdout", self.name)
+            return None
+        line = read.result()
+        if line is None:
+            self._eof.set()
+        return line
+
+    async def _reap(self, process: asyncio.subprocess.Process) -> None:
+        """Once the server exits: let its output end, then signal what is left of
+        its process group, and stop reading if the pipe is still held open."""
+        await _exited(process, None)
+        with contextlib.suppress(asyncio.TimeoutError):
+            await asyncio.wait_for(self._eof.wait(), DRAIN_AFTER_EXIT_TIMEOUT)
+        self._signal_group(signal.SIGTERM, process)
+        if not self._eof.is_set():
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(self._eof.wait(), EXIT_AFTER_SIGTERM_TIMEOUT)
+            self._signal_group(_KILL, process)
+        self._cut.set()
+
+    async def reaped(self) -> None:
+        """Until the exit is handled: its process group signalled, its stdout done."""
+        if self._reaper is not None:
+            await asyncio.shield(self._reaper)
 
     async def send(self, line: bytes) -> None:
         stdin = self.process.stdin
@@ -102,13 +232,11 @@ class Upstream:
 
     async def wait(self, timeout: float | None = None) -> int | None:
         """The exit status, or ``None`` if it is still running after ``timeout``."""
-        try:
-            return await asyncio.wait_for(self.process.wait(), timeout)
-        except asyncio.TimeoutError:
-            return None
+        return await _exited(self.process, timeout)
 
     async def stop(self) -> int:
-        """Close stdin, then SIGTERM, then SIGKILL the process group, each bounded.
+        """Close stdin, then SIGTERM, then SIGKILL the process group, each bounded;
+        once the server is gone, what is left of its group is signalled too.
 
         The caller must keep reading the server's stdout meanwhile, or a server
         blocked on a full pipe never gets to exit.
@@ -117,22 +245,23 @@ class Upstream:
         status = await self.wait(EXIT_AFTER_EOF_TIMEOUT)
         if status is None:
             log.info("%s still running after stdin EOF, sending SIGTERM", self.name)
-            self._signal_group(signal.SIGTERM)
+            self._signal_group(signal.SIGTERM, self.process)
             status = await self.wait(EXIT_AFTER_SIGTERM_TIMEOUT)
         if status is None:
             log.warning("%s ignored SIGTERM, sending SIGKILL", self.name)
-            self._signal_group(_KILL)
+            self._signal_group(_KILL, self.process)
             status = await self.wait(REAP_TIMEOUT)
         if status is None:  # unkillable (stopped, traced): give up rather than hang
             log.error("%s could not be reaped", self.name)
             return -int(_KILL)
+        await self.reaped()  # its group is cleaned up before we return
         return status
 
-    def _signal_group(self, sig: signal.Signals) -> None:
+    def _signal_group(self, sig: signal.Signals, process: asyncio.subprocess.Process) -> None:
         try:
             if hasattr(os, "killpg"):
-                os.killpg(self.process.pid, sig)
-            else:  # no process groups (Windows): the server alone
-                self.process.send_signal(sig)
-        except ProcessLookupError:
+                os.killpg(process.pid, sig)
+            elif process.returncode is None:  # no process groups (Windows): the server alone
+                process.send_signal(sig)
+        except (ProcessLookupError, PermissionError):
             pass
