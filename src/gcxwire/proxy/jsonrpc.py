@@ -181,9 +181,9 @@ def batch_refusal(batch: list[Any]) -> bytes | None:
 # -- literal text -------------------------------------------------------------------
 
 # Number literals a parse and re-write may change: exponents, -0, trailing zeros
-# in a fraction, 16 digits or more. Digits inside strings match too; that only
-# sends the text to the exact check.
-_SUSPECT = re.compile(rb"[0-9][eE]|-0(?![.0-9])|\.[0-9]*[0-9]0(?![0-9])|[0-9]{16}")
+# in a fraction, 16 digits or more (a float of up to 15 reads back as written).
+# Digits inside strings match too; that only sends the text to the exact check.
+_SUSPECT = re.compile(rb"[0-9][eE]|-0(?![.0-9])|\.[0-9]*[0-9]0(?![0-9])|[0-9]{16}|[0-9.]{17}")
 
 
 def numbers_survive(text: bytes, *, long_ints: bool = False) -> bool:
