@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import json
 import time
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from gcxwire import dcp
+from gcxwire._dcp_infer import _collation_key
 from gcxwire._values import difference
 from gcxwire.errors import DecodeError
 from gcxwire.limits import Limits
@@ -93,3 +96,28 @@ def test_dotted_names_decode_in_linear_time() -> None:
     small = min(_decode_cpu(8000) for _ in range(3))
     large = min(_decode_cpu(32000) for _ in range(3))
     assert large < 8 * max(small, 1e-4), (small, large)
+
+
+# --- collation, as JavaScript's localeCompare ----------------------------------------------------
+
+PAIRS = json.loads(
+    (Path(__file__).parent.parent / "data" / "dcp" / "collation_pairs.json").read_text("utf-8")
+)
+
+
+@pytest.mark.parametrize("kind", ["latin", "all"])
+def test_names_collate_as_localecompare_does(kind: str) -> None:
+    special = set("æÆøØßıİœŒðþłđ") | {chr(c) for c in range(0xFF01, 0xFF5F)}
+    pairs = [p for p in PAIRS if kind == "all" or special & set(p[0] + p[1])]
+    assert pairs
+    wrong = [(a, b) for a, b in pairs if not _collation_key(a) < _collation_key(b)]
+    assert wrong == []
+
+
+def test_field_order_follows_the_collation() -> None:
+    # eight string fields of one rank and presence: only the collation orders them
+    # (the expected order is what Node 20 sorts them to with localeCompare)
+    names = ["øy", "oz", "ss", "ßa", "ıb", "ia", "ａb", "ac"]
+    record = {name: f"v{i}" for i, name in enumerate(names)}
+    fields = dcp.infer_schema([record, {**record}], domain="d", min_presence=0).fields
+    assert fields == ("ａb", "ac", "ia", "ıb", "øy", "oz", "ss", "ßa")
