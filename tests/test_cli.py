@@ -161,7 +161,7 @@ def test_scorecard_output_names_no_internal_targets() -> None:
 
 
 def test_user_errors_are_one_line_without_traceback(tmp_path: Path) -> None:
-    assert_user_error(gcxwire("encode", str(tmp_path / "missing.json")), "cannot read")
+    assert_user_error(gcxwire("encode", str(tmp_path / "missing.json")), "Cannot read")
     assert_user_error(gcxwire("encode", "-", stdin='{"a": '), "not JSON")
     assert_user_error(gcxwire("decode", "-", stdin="GCX1 tool=t fields=a,b\n1\t2\t3\n"), "line 2")
     assert_user_error(gcxwire("encode", "--format", "gcx", "--tool", "a b", "-", stdin="[1]"), "")

@@ -51,7 +51,7 @@ def _read(source: str) -> str:
             return sys.stdin.read()
         return Path(source).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
-        raise UserError(f"cannot read {source}: {exc}") from None
+        raise UserError(f"Cannot read {source}: {exc}") from None
 
 
 def _load_json(text: str, source: str) -> Any:
@@ -273,7 +273,7 @@ def _proxy(argv: Sequence[str]) -> int:
     try:
         proxy_cli = importlib.import_module("gcxwire.proxy.cli")
     except ModuleNotFoundError as exc:
-        raise UserError(f"the proxy is not available in this build of gcxwire ({exc})") from None
+        raise UserError(f"The proxy is not available in this build of gcxwire ({exc})") from None
     status: int = proxy_cli.main(list(argv))
     return status
 
