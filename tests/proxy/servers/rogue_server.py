@@ -33,6 +33,7 @@ import signal
 import subprocess
 import sys
 import time
+from typing import Any
 
 TABLE = [{"id": i, "name": f"row {i}", "score": i / 4, "ok": i % 2 == 0} for i in range(12)]
 _ROWS = ", ".join(
@@ -137,7 +138,7 @@ def main() -> None:
         method, rid = message["method"], message.get("id")
         params = message.get("params") or {}
         if method == "initialize":
-            hello = {
+            hello: dict[str, Any] = {
                 "protocolVersion": params.get("protocolVersion"),
                 "capabilities": {"tools": {}},
             }
