@@ -90,8 +90,8 @@ def format_cell(value, /):
     cdef str fast = _fast_cell(value)
     if fast is not None:
         return fast
-    if isinstance(value, str):
-        return _format_str(value)
+    if isinstance(value, str):  # a subclass (StrEnum): its text, as the pure twin writes it
+        return _format_str(str.__str__(value))
     if isinstance(value, int):
         return int_to_str(value)
     if isinstance(value, float):

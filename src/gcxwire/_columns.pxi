@@ -43,6 +43,7 @@ cdef class _Columns:
     cdef int build(self, paths) except -1:
         cdef dict prefixes = None
         cdef list members = [[]], parents = [None], ms
+        cdef list index = [{}]  # per group: member key -> its index in members
         cdef list columns = list(paths)  # a list of our own: nothing can resize it meanwhile
         cdef Py_ssize_t g, d, s, c, at, last, total, ncols = len(columns)
         cdef tuple p
@@ -67,11 +68,15 @@ cdef class _Columns:
                     key = p[d]
                     hash(key)  # an unhashable key fails here, before any row is read
                     ms = <list>members[g]
-                    if key in ms:
-                        at = ms.index(key)
-                    else:
+                    # A dict per group finds a member's index: `key in ms`
+                    # made wide tables quadratic (32,000 columns: 9.5 s).
+                    found = (<dict>index[g]).get(key)
+                    if found is None:
                         at = len(ms)
+                        index[g][key] = at
                         ms.append(key)
+                    else:
+                        at = found
                     if d == last:
                         col_group[c] = g
                         self.col_slot[c] = at
@@ -82,6 +87,7 @@ cdef class _Columns:
                     if sub is None:
                         sub = prefixes[p[: d + 1]] = len(members)
                         members.append([])
+                        index.append({})
                         parents.append((g, at))
                     g = sub
             self.members = members

@@ -174,14 +174,24 @@ cdef str _unescape_range(str s, Py_ssize_t a, Py_ssize_t b):
         PyMem_Free(buf)
 
 
-def escape(str s, /):
+cdef inline str _text_of(object s):
+    # A str subclass (a StrEnum member, say) reads as its text, as in the pure twin.
+    if type(s) is str:
+        return <str>s
+    if isinstance(s, str):
+        return str.__str__(s)
+    raise TypeError(f"Argument 's' has incorrect type (expected str, got {type(s).__name__})")
+
+
+def escape(s, /):
     """Apply the GCX1 escapes: backslash, TAB and LF become ``\\\\``, ``\\t``, ``\\n``."""
-    return _escape(s)
+    return _escape(_text_of(s))
 
 
-def unescape(str s, /):
+def unescape(s, /):
     """Undo the escapes as the reference does: ``\\x`` is ``x``, a lone final ``\\`` stays."""
-    return _unescape_range(s, 0, len(s))
+    cdef str t = _text_of(s)
+    return _unescape_range(t, 0, len(t))
 
 
 # ------------------------------------------------------------------- numbers

@@ -14,6 +14,7 @@ from .limits import DEFAULT_LIMITS, Limits, check_size, depth_exceeds
 
 _NO_NAMES: frozenset[str] = frozenset()
 _STYLES = (_EMPTY, _FLOAT, _FLAT)
+_GROUP_END = object()  # in _nest_plan's tree: a declared group ends here
 
 
 def _parse_header(line: str, doc: str, pos: int, limits: Limits = DEFAULT_LIMITS) -> Header:
@@ -141,23 +142,39 @@ def _columns(parts: list[str], fields: list[str]) -> tuple[list[str], list[tuple
 
 def _separator(part: str) -> int:
     # The first `=` that no backslash escapes: names write theirs as `\=`.
+    # Only the run of backslashes right before each `=` is counted, so the
+    # scan stays linear however many `\=` a part holds.
     at = part.find("=")
     while at >= 0:
-        slashes = len(part[:at]) - len(part[:at].rstrip("\\"))
-        if slashes % 2 == 0:
+        start = at
+        while start > 0 and part[start - 1] == "\\":
+            start -= 1
+        if (at - start) % 2 == 0:
             return at
         at = part.find("=", at + 1)
     return -1
 
 
 def _row_plan(
-    header: Header, doc: str, pos: int
+    header: Header, doc: str, pos: int, limits: Limits = DEFAULT_LIMITS
 ) -> tuple[tuple[str, ...], dict[str, Any] | None, list[tuple[str, tuple[str, ...], str]] | None]:
     """How typed rows read: (the fields that have cells, constant values, nest plan)."""
+    columns = header.columns
+    if len(set(columns)) != len(columns):
+        # A row holds one value per name: the second cell would silently win.
+        seen: set[str] = set()
+        twice = next(c for c in columns if c in seen or seen.add(c))  # type: ignore[func-returns-value]
+        raise DecodeError.at(f"Field {twice!r} is listed twice", doc, pos)
+    for group in header.flat:  # each dot nests the rebuilt objects one level deeper
+        if group.count(".") >= limits.max_depth:
+            msg = f"A `flat=` group nests deeper than {limits.max_depth} levels"
+            raise DecodeError.at(msg, doc, pos)
     if not header.constants:
         return header.fields, None, _nest_plan(header) if header.flat else None
     constants: dict[str, Any] = {}
     for name, raw in header.constants:
+        if raw[:1] in ("[", "{"):  # refused before it is read, however deep it nests
+            raise DecodeError.at(f"Constant column {name!r} is not a scalar", doc, pos)
         try:
             found = decode_row(raw, (name,), True, header.empty_null, header.floats)
         except DecodeError as exc:
@@ -169,9 +186,6 @@ def _row_plan(
             raise DecodeError.at(f"Constant column {name!r} is listed twice", doc, pos)
         if value is not ABSENT:
             constants[name] = value
-    columns = header.columns
-    if len(set(columns)) != len(columns):
-        raise DecodeError.at("A field is listed twice beside a constant column", doc, pos)
     # Rows keep a (blank) cell for a constant column before their last cell, so
     # cells are read against every column; constants not at the end need a reorder.
     tail = columns[len(columns) - len(constants) :] == tuple(constants)
@@ -189,15 +203,27 @@ def _check_constants(row: dict[str, Any], constants: dict[str, Any]) -> None:
 
 def _nest_plan(header: Header) -> list[tuple[str, tuple[str, ...], str]]:
     """For each field: (field, chain of group keys, member key) to rebuild nested objects."""
-    flat = header.flat
+    # The declared groups as a tree of their dotted parts: each name walks it
+    # once, part by part (slicing a prefix per dot was quadratic in the dots).
+    tree: dict[object, Any] = {}
+    for group in header.flat:
+        node = tree
+        for part in group.split("."):
+            node = node.setdefault(part, {})
+        node[_GROUP_END] = True
     plan: list[tuple[str, tuple[str, ...], str]] = []
     for name in header.columns:
         # The longest declared group that prefixes the name wins (members may hold dots).
-        cut = name.rfind(".")
-        while cut > 0 and name[:cut] not in flat:
-            cut = name.rfind(".", 0, cut)
-        if cut > 0:
-            plan.append((name, tuple(name[:cut].split(".")), name[cut + 1 :]))
+        parts = name.split(".")
+        at, longest = tree, 0
+        for i, part in enumerate(parts[:-1]):
+            if part not in at:
+                break
+            at = at[part]
+            if _GROUP_END in at:
+                longest = i + 1
+        if longest > 1 or (longest and parts[0]):  # a group named "" is no prefix
+            plan.append((name, tuple(parts[:longest]), ".".join(parts[longest:])))
         else:
             plan.append((name, (), name))
     return plan
@@ -241,7 +267,7 @@ class _Lines:
             self.header = header = _parse_header(text, self.doc, pos, limits)
             self.comments = []
             if self.typed:
-                self.cells, self.constants, self.nest = _row_plan(header, self.doc, pos)
+                self.cells, self.constants, self.nest = _row_plan(header, self.doc, pos, limits)
             else:
                 self.cells, self.constants, self.nest = header.fields, None, None
             return header
@@ -334,7 +360,9 @@ def _sections(
     return out
 
 
-def _typed_meta(header: Header, doc: str) -> Iterator[tuple[str | None, Any]]:
+def _typed_meta(
+    header: Header, doc: str, limits: Limits = DEFAULT_LIMITS
+) -> Iterator[tuple[str | None, Any]]:
     # Data members in header order; the `of` marker's position yields key None.
     for key_raw, value_raw in header.raw_meta:
         if key_raw == _OF:
@@ -342,6 +370,13 @@ def _typed_meta(header: Header, doc: str) -> Iterator[tuple[str | None, Any]]:
             continue
         if key_raw in _CONTROL:
             continue
+        if (
+            value_raw[:1] in ("[", "{")
+            and len(value_raw) > limits.max_depth
+            and depth_exceeds(unescape(value_raw), limits.max_depth)
+        ):
+            deep = f"JSON literal nests deeper than {limits.max_depth} levels"
+            raise DecodeError(f"Header {unescape(key_raw)!r}: {deep}", doc)
         try:
             value = parse_cell(value_raw)
         except DecodeError as exc:
@@ -395,7 +430,11 @@ def _merge(obj: dict[str, Any], members: dict[str, Any]) -> None:
             obj[key] = value
 
 
-def _build(doc: str, sections: list[tuple[Header, list[dict[str, Any]], list[str]]]) -> Any:
+def _build(
+    doc: str,
+    sections: list[tuple[Header, list[dict[str, Any]], list[str]]],
+    limits: Limits = DEFAULT_LIMITS,
+) -> Any:
     markers = [_marker(h) for h, _, _ in sections]
     if all(m is None for m in markers):
         if len(sections) == 1 and all(k in _CONTROL for k, _ in sections[0][0].raw_meta):
@@ -403,7 +442,7 @@ def _build(doc: str, sections: list[tuple[Header, list[dict[str, Any]], list[str
         # A payload from another writer: meta members, then each section's rows by tool.
         foreign: dict[str, Any] = {}
         for header, rows, _ in sections:
-            foreign.update((k, v) for k, v in _typed_meta(header, doc) if k is not None)
+            foreign.update((k, v) for k, v in _typed_meta(header, doc, limits) if k is not None)
             foreign[header.tool] = rows
         return foreign
     first = markers[0]
@@ -427,10 +466,10 @@ def _build(doc: str, sections: list[tuple[Header, list[dict[str, Any]], list[str
         if kind == _IS:
             if name != "object" or len(rows) != 1:
                 raise DecodeError(f"Unexpected `is={name}` section with {len(rows)} rows", doc)
-            obj.update((k, v) for k, v in _typed_meta(header, doc) if k is not None)
+            obj.update((k, v) for k, v in _typed_meta(header, doc, limits) if k is not None)
             _merge(obj, rows[0])
             continue
-        for key, value in _typed_meta(header, doc):
+        for key, value in _typed_meta(header, doc, limits):
             if key is None:
                 _put(obj, _of_path(name), _section_value(header, rows, doc), doc)
             else:

@@ -321,7 +321,8 @@ def scan_style(
                     integral[key] = integral.get(key, 0) + 1
             elif type(value) is int:
                 has_int.add(key)
-    floats = frozenset(k for k, n in integral.items() if n >= 3 and k not in has_int)
+    # A column named "" is never a float column: `float=` cannot name it.
+    floats = frozenset(k for k, n in integral.items() if n >= 3 and k and k not in has_int)
     return nulls > absent + 3, floats
 
 
@@ -542,7 +543,8 @@ def _cell_style(table: list[list[Any]], fields: Sequence[str]) -> tuple[bool, fr
                 has_int[k] = True
             elif value is ABSENT or value is _HELD:
                 absent += 1
-    floats = frozenset(f for f, n, i in zip(fields, integral, has_int) if n >= 3 and not i)
+    # A column named "" is never a float column: `float=` cannot name it.
+    floats = frozenset(f for f, n, i in zip(fields, integral, has_int) if n >= 3 and f and not i)
     return nulls > absent + 3, floats
 
 

@@ -41,7 +41,8 @@ cdef tuple _pick(_Stats *st, tuple fields):
     cdef Py_ssize_t c
     cdef list names = None
     for c in range(len(fields)):
-        if st.integral[c] >= 3 and not st.has_int[c]:
+        # A column named "" is never a float column: `float=` cannot name it.
+        if st.integral[c] >= 3 and not st.has_int[c] and fields[c]:
             if names is None:
                 names = []
             names.append(fields[c])
@@ -410,5 +411,6 @@ def scan_style(rows, fields, /):
             elif type(value) is int:
                 has_int.add(key)
         absent += width - kept
-    floats = frozenset([k for k, n in integral.items() if n >= 3 and k not in has_int])
+    # A column named "" is never a float column: `float=` cannot name it.
+    floats = frozenset([k for k, n in integral.items() if n >= 3 and k and k not in has_int])
     return nulls > absent + 3, floats

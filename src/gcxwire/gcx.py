@@ -104,7 +104,7 @@ def decode(text: str | bytes, /, *, typed: bool = True, limits: Limits = DEFAULT
             ],
         }
     try:
-        return _build(doc, _sections(doc, True, limits))
+        return _build(doc, _sections(doc, True, limits), limits)
     except RecursionError:
         raise DecodeError("Input is nested too deeply", doc) from None
 
