@@ -11,6 +11,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -63,24 +64,24 @@ async def send_all_then_close(stdin: asyncio.StreamWriter, messages: list[Any]) 
 
 def test_every_line_written_reaches_a_client_that_reads_once_the_server_is_gone() -> None:
     # 21 answers of 4 KB: more than a pipe holds, so the last ones wait in the
-    # proxy's output buffer until the client reads, after the server exited.
-    async def scenario() -> None:
-        argv = proxy_argv(LINE_SERVER, "--log-level", "info")
-        proxy = await asyncio.create_subprocess_exec(
-            *argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE
-        )
-        assert proxy.stdin is not None and proxy.stdout is not None and proxy.stderr is not None
-        messages = [echo(i, pad="p" * 4000) for i in range(21)]
-        await send_all_then_close(proxy.stdin, messages)
-        while b"line_server exited with status" not in await proxy.stderr.readline():
-            pass
-        await asyncio.sleep(0.5)  # time enough for a proxy that does not flush to be gone
-        out = await asyncio.wait_for(proxy.stdout.read(), TIMEOUT)
-        await proxy.stderr.read()
-        assert await asyncio.wait_for(proxy.wait(), TIMEOUT) == 0
-        assert [orjson.loads(line)["id"] for line in out.splitlines()] == list(range(21))
-
-    run(scenario())
+    # proxy's output buffer until the client reads, which it does only after
+    # the server has exited (a plain pipe nobody reads meanwhile).
+    argv = proxy_argv(LINE_SERVER, "--log-level", "info")
+    proxy = subprocess.Popen(
+        argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    assert proxy.stdin is not None and proxy.stdout is not None and proxy.stderr is not None
+    for i in range(21):
+        proxy.stdin.write(orjson.dumps(echo(i, pad="p" * 4000)) + b"\n")
+    proxy.stdin.close()
+    while b"line_server exited with status" not in proxy.stderr.readline():
+        pass
+    time.sleep(0.5)  # time enough for a proxy that does not flush to be gone
+    with proxy.stdout, proxy.stderr:
+        out = proxy.stdout.read()
+        proxy.stderr.read()
+    assert proxy.wait(TIMEOUT) == 0
+    assert [orjson.loads(line)["id"] for line in out.splitlines()] == list(range(21))
 
 
 def test_a_server_that_exits_while_a_grandchild_holds_its_stdout(tmp_path: Path) -> None:
