@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,6 +22,7 @@ __all__ = [
     "DcpSchema",
     "Opened",
     "Path",
+    "REGISTRY_SCHEMA",
     "SchemaRegistry",
     "TypeDef",
     "check_record",
@@ -254,6 +255,35 @@ class DcpSchema:
             out["mapping"] = self.mapping_def()
         return out
 
+    def to_entry(self) -> dict[str, Any]:
+        """This schema as one row of :data:`REGISTRY_SCHEMA`: id, description, fields, types,
+        paths (dot paths, as in the mapping file) and nestSchemas (sub-schemas as entries)."""
+        return {
+            "id": self.id,
+            "description": self.description,
+            "fields": list(self.fields),
+            "types": {name: dict(self.types[name]) for name in self.fields if name in self.types},
+            "paths": self.mapping_def()["paths"],
+            "nestSchemas": {name: sub.to_entry() for name, sub in self.nest.items()},
+        }
+
+    @classmethod
+    def from_entry(cls, entry: Mapping[str, Any]) -> DcpSchema:
+        """The schema of a :meth:`to_entry` row (as ``dcp.decode`` gives it back)."""
+        if not isinstance(entry, Mapping):
+            raise EncodeValueError("A registry entry must be an object")
+        nest = entry.get("nestSchemas") or {}
+        definition = {
+            "$dcp": "schema",
+            "id": entry.get("id"),
+            "description": entry.get("description", ""),
+            "fields": entry.get("fields"),
+            "types": entry.get("types") or {},
+        }
+        schema = cls.from_def(definition, {"paths": entry.get("paths") or {}})
+        subs = {name: cls.from_entry(sub) for name, sub in nest.items()}
+        return cls(schema.id, schema.fields, schema.types, schema.paths, subs, schema.description)
+
     @classmethod
     def from_def(
         cls,
@@ -355,6 +385,19 @@ class SchemaRegistry:
     def add(self, schema: DcpSchema) -> None:
         self._schemas[schema.id] = schema
 
+    def entries(self) -> list[dict[str, Any]]:
+        """Every schema as a row of :data:`REGISTRY_SCHEMA`, so the registry is itself a DCP
+        table: ``dcp.encode(registry.entries(), REGISTRY_SCHEMA)``."""
+        return [schema.to_entry() for schema in self._schemas.values()]
+
+    @classmethod
+    def from_entries(cls, entries: Iterable[Mapping[str, Any]]) -> SchemaRegistry:
+        """A registry (without a folder) of the schemas ``entries`` describe."""
+        registry = cls()
+        for entry in entries:
+            registry.add(DcpSchema.from_entry(entry))
+        return registry
+
     def _file_stem(self, schema: DcpSchema) -> str:
         stem = f"{schema.domain}.v{schema.version}"
         if "/" in stem or "\\" in stem or stem.startswith("."):
@@ -409,3 +452,20 @@ def _read_json(path: str) -> Any:
         return json.loads(text)
     except json.JSONDecodeError as exc:
         raise DecodeError.at(f"{path}: {exc.msg}", text, exc.pos) from None
+
+
+#: The schema-of-schemas: its rows are :meth:`DcpSchema.to_entry` entries, one per schema, so a
+#: registry is one DCP table an agent can read with the header alone.
+REGISTRY_SCHEMA = DcpSchema(
+    id="dcp-schemas:v1",
+    fields=("id", "description", "fields", "types", "paths", "nestSchemas"),
+    types={
+        "id": {"type": "string", "description": "domain:vN"},
+        "description": {"type": "string"},
+        "fields": {"type": "string", "description": "the positional field names, in order"},
+        "types": {"type": "string", "description": "field -> {type, enum?, min?, max?}"},
+        "paths": {"type": "string", "description": "field -> dot path in the source record"},
+        "nestSchemas": {"type": "string", "description": "array field -> sub-schema entry"},
+    },
+    description="DCP schema registry: one row per DcpSchemaDef",
+)

@@ -21,12 +21,13 @@ from typing import Any
 from . import _dcp_decode, _dcp_encode
 from ._dcp_encode import Dialect
 from ._dcp_infer import infer_schema
-from ._dcp_schema import DcpSchema, SchemaRegistry
+from ._dcp_schema import REGISTRY_SCHEMA, DcpSchema, SchemaRegistry
 from ._values import difference
 from .errors import DecodeError, EncodeValueError
 from .limits import DEFAULT_LIMITS, Limits
 
 __all__ = [
+    "REGISTRY_SCHEMA",
     "DcpSchema",
     "Dialect",
     "SchemaRegistry",

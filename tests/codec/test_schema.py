@@ -331,3 +331,38 @@ def test_schema_does_not_touch_the_callers_paths() -> None:
     schema = DcpSchema(id="d:v1", fields=("a", "b"), paths=given)
     assert given == {"a": ("x", "a")}
     assert schema.paths == {"a": ("x", "a"), "b": ("b",)}
+
+
+# --- the schema-of-schemas -------------------------------------------------------------------
+
+
+def _golden_registry() -> SchemaRegistry:
+    registry = SchemaRegistry()
+    for case in CASES:
+        records = load_js(DCP / "inputs" / f"{case}.json")
+        registry.add(infer_schema(records, domain=case))
+    teams = [{"id": 1, "teams": [{"name": "core", "members": [{"login": "ann"}]}]}]
+    registry.add(infer_schema(teams, domain="users"))  # sub-schemas, nested twice
+    return registry
+
+
+@pytest.mark.parametrize("dialect", ["gateway", "v0.3"])
+def test_a_registry_is_one_dcp_table_that_decodes_back_exactly(dialect: Any) -> None:
+    from gcxwire import dcp
+    from gcxwire._values import difference
+
+    registry = _golden_registry()
+    assert any(schema.nest for schema in registry)  # sub-schemas travel as nested entries
+    entries = registry.entries()
+    text = dcp.encode(entries, dcp.REGISTRY_SCHEMA, dialect=dialect)
+    header = json.loads(text.splitlines()[0])
+    assert header[:2] == ["$S", "dcp-schemas:v1"]
+    assert header[-6:] == ["id", "description", "fields", "types", "paths", "nestSchemas"]
+    assert len(text.splitlines()) == 1 + len(registry)
+    back = dcp.decode(text, schema=dcp.REGISTRY_SCHEMA)
+    assert difference(entries, back) is None
+    again = SchemaRegistry.from_entries(back)
+    assert again.ids() == registry.ids()
+    assert all(again.get(s.id) == s for s in registry)
+    # and without the fixed schema, the lossless inference carries it too
+    assert difference(entries, dcp.decode(dcp.encode(entries))) is None
