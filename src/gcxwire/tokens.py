@@ -176,7 +176,7 @@ _CUT = re.compile(r"\n(?=[!-.0-~])|(?<=[0-9A-Za-z])(?=[!-&(-/:-@\[-`{-~])")
 _CHUNK = 1 << 14  # characters per tiktoken call: bounds the token list held at once
 
 
-def next_cut(text: str, pos: int) -> int:
+def next_cut(text: str, pos: int, /) -> int:
     """The first place at or after ``pos`` where ``text`` can be cut without
     changing its token count (``len(text)`` if there is none)."""
     if pos >= len(text):
@@ -209,7 +209,7 @@ _SAMPLE_MIN = 1024
 _WINDOWS = 16
 
 
-def estimate(text: str, encoding: str = "cl100k_base") -> tuple[float, float]:
+def estimate(text: str, /, encoding: str = "cl100k_base") -> tuple[float, float]:
     """``text``'s token count and its standard error: exact (error 0) for a
     short text, else estimated from windows of it.
 
