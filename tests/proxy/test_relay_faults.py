@@ -84,6 +84,7 @@ def test_every_line_written_reaches_a_client_that_reads_once_the_server_is_gone(
     assert [orjson.loads(line)["id"] for line in out.splitlines()] == list(range(21))
 
 
+@pytest.mark.slow  # the 2 s drain, then the group's SIGTERM
 def test_a_server_that_exits_while_a_grandchild_holds_its_stdout(tmp_path: Path) -> None:
     async def scenario() -> None:
         pidfile = tmp_path / "grandchild.pid"
@@ -188,6 +189,7 @@ def test_an_empty_client_batch_is_an_invalid_request() -> None:
     run(scenario())
 
 
+@pytest.mark.slow
 def test_a_client_that_stops_reading_makes_the_exit_status_non_zero() -> None:
     read_end, write_end = os.pipe()
     proxy = subprocess.Popen(
