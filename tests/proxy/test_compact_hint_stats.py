@@ -12,8 +12,8 @@ import pytest
 from gcxwire import _auto, tokens
 from gcxwire.mcp import HINT_OPENING, MARKERS, is_hint, reading_hint
 from gcxwire.proxy.cli import build_interceptor
-from gcxwire.proxy.interceptor import ResponseInterceptor, instructions_hint, numbers_kept
-from gcxwire.proxy.jsonrpc import PendingRequest
+from gcxwire.proxy.interceptor import ResponseInterceptor, instructions_hint
+from gcxwire.proxy.jsonrpc import PendingRequest, numbers_survive
 from gcxwire.proxy.options import parse_options
 from gcxwire.proxy.stats import ProxyStats
 
@@ -72,7 +72,7 @@ def test_structured_content_of_a_compacted_result_follows_the_structured_option(
 @pytest.mark.parametrize("literal", ["1.50", "1e3", "1E+2", "-0", "100.000", "1e16"])
 def test_a_number_literal_that_would_change_passes_the_result_through(literal: str) -> None:
     text = '{\n  "price": ' + literal + ',\n  "name": "widget"\n}'
-    assert not numbers_kept([text])
+    assert not numbers_survive(text.encode(), long_ints=True)
     assert interceptor().rewrite_tool_result("t", as_result(text)) is None
     table = "[\n" + ",\n".join(f'  {{"id": {i}, "price": {literal}}}' for i in range(20)) + "\n]"
     assert interceptor().rewrite_tool_result("t", as_result(table)) is None
@@ -81,7 +81,7 @@ def test_a_number_literal_that_would_change_passes_the_result_through(literal: s
 @pytest.mark.parametrize("literal", ["1.5", "0.25", "-3", "100.0", "12345678901234567890123"])
 def test_number_literals_written_as_the_codecs_write_them_are_rewritten(literal: str) -> None:
     text = '{\n  "price": ' + literal + ',\n  "name": "widget 1.50e3"\n}'
-    assert numbers_kept([text])
+    assert numbers_survive(text.encode(), long_ints=True)
     new = interceptor().rewrite_tool_result("t", as_result(text))
     assert texts_of(new) == ['{"price":' + literal + ',"name":"widget 1.50e3"}']
 

@@ -10,7 +10,7 @@ A ``tools/call`` result is rewritten only when all of these hold:
 - it is a complete, successful result: no ``isError``, no ``input_required``,
   no task handle;
 - its content is text only (no images, audio, resources, annotations) and the
-  text is JSON whose number literals read back as written (:func:`numbers_kept`);
+  text is JSON whose number literals read back as written (``jsonrpc.numbers_survive``);
 - the cheapest exact form (GCX1 or DCP for a table, :mod:`.tabular`; compact JSON,
   or ``gcxwire.encode``'s pick, for any other value) plus any hint it still
   needs costs fewer tokens than the original text.
@@ -30,7 +30,6 @@ has not been told yet (:class:`HintSession`).
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -41,7 +40,7 @@ from ..errors import GcxwireError
 from ..mcp import MARKERS, hint_markers, reading_hint
 from . import codecs
 from .codecs import DcpCodec, Format
-from .jsonrpc import JsonObject, PendingRequest
+from .jsonrpc import JsonObject, PendingRequest, numbers_survive
 from .lifecycle import SchemaLifecycle, SchemaVersion
 from .presets import FieldFilter
 from .slim import slim_tools_list
@@ -54,7 +53,6 @@ __all__ = [
     "HintSession",
     "ResponseInterceptor",
     "instructions_hint",
-    "numbers_kept",
 ]
 
 log = logging.getLogger("gcxwire.proxy")
@@ -128,37 +126,6 @@ def instructions_hint(format: str) -> str:
     """The hint the instructions carry for ``--format format``: how to read its tables."""
     base = _BASE_MARKERS[format]
     return reading_hint(format, explained=[m for m in MARKERS if m not in base])
-
-
-# A text with none of these holds integer literals only: orjson and the
-# codecs write any int back as it was (``-0`` aside, caught here too).
-_MAYBE_NOT_INT = re.compile(r"[0-9][.eE]|-0(?![0-9])")
-
-
-# In JSON text that parses, a number literal is a run of these characters
-# outside a string; strings are matched whole so their digits are skipped.
-_LITERAL = re.compile(r'"(?:[^"\\]|\\.)*"|[-0-9][-+.0-9eE]*')
-
-
-def numbers_kept(texts: Iterable[str]) -> bool:
-    """Whether every number literal in these JSON texts (each already parsed) is
-    the one the codecs write for its value, so re-encoding cannot re-format a
-    number (``1.50``, ``1e3``, ``-0`` and ``1E+2`` would change; ``1.5`` and ``7``
-    do not). Each distinct literal is judged once, on the text itself."""
-    for text in texts:
-        if _MAYBE_NOT_INT.search(text) is None:
-            continue
-        literals = {found for found in _LITERAL.findall(text) if found[0] != '"'}
-        if not all(_canonical(literal) for literal in literals):
-            return False
-    return True
-
-
-def _canonical(literal: str) -> bool:
-    if not any(c in literal for c in ".eE"):
-        return literal != "-0"
-    number = float(literal)
-    return repr(number) == literal and orjson.dumps(number).decode() == literal
 
 
 @dataclass(frozen=True)
@@ -308,7 +275,8 @@ class ResponseInterceptor:
         counted = [codecs.stats_tokens(text) for text in texts]
         before = sum(tokens for tokens, _ in counted)
         compact = codecs.stats_tokens(_compact_baseline(texts, value))[0]
-        if not numbers_kept(texts):  # a rewrite would re-format a number literal
+        # The proxy's parser keeps long ints exactly; any other literal must read back as written.
+        if not all(numbers_survive(text.encode(), long_ints=True) for text in texts):
             log.debug("%s: a number literal would not read back as written; passing", tool)
             self._passed(tool, size, before, compact)
             return None
