@@ -106,7 +106,12 @@ def test_moved_gcx_names_still_import_with_a_deprecation() -> None:
 
 def test_every_public_exception_lives_in_errors() -> None:
     errors = importlib.import_module("gcxwire.errors")
-    for module in [*MODULES, "gcxwire.proxy.gateway_config", "gcxwire.proxy.presets"]:
+    config = [
+        "gcxwire.proxy.gateway_config",
+        "gcxwire.proxy.presets",
+        "gcxwire.proxy.http_upstream",
+    ]
+    for module in [*MODULES, *config]:
         mod = importlib.import_module(module)
         for name in getattr(mod, "__all__", []):
             obj = getattr(mod, name)

@@ -18,6 +18,7 @@ __all__ = [
     "GatewayConfigError",
     "PresetError",
     "ScorecardError",
+    "HttpUnavailable",
 ]
 
 
@@ -105,3 +106,7 @@ class PresetError(ConfigError):
 
 class ScorecardError(GcxwireError):
     """A scorecard case folder or case file is missing or malformed."""
+
+
+class HttpUnavailable(GcxwireError, RuntimeError):
+    """``gcxwire proxy --url`` needs the optional HTTP client: ``pip install "gcxwire[http]"``."""

@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
+from ..errors import HttpUnavailable
 from .jsonrpc import error_response, parse_line, request_of, response_id
 
 if TYPE_CHECKING:
@@ -64,10 +65,6 @@ _AUTH_HELP = (
     "it needs authorization: pass a token with --header 'Authorization: Bearer ${TOKEN}', "
     "or put mcp-remote (which runs OAuth) in front, see docs/proxy.md"
 )
-
-
-class HttpUnavailable(RuntimeError):
-    """The optional HTTP client (httpx) is not installed."""
 
 
 def require_httpx() -> Any:
