@@ -149,6 +149,9 @@ def test_scorecard_without_the_bench_prints_a_plain_summary(
     assert "1 cases" in out and "| auto |" in out and "bench/scorecard.py" in out
     assert cli.main(["scorecard", str(write_cases(tmp_path / "cases"))]) == 0
     assert "2 cases" in capsys.readouterr().out
+    write_cases(tmp_path / "bench" / "cases")  # a checkout's cases, found from its root
+    assert cli.main(["scorecard", "--quiet"]) == 0
+    assert "2 cases" in capsys.readouterr().out
     assert cli.main(["scorecard", "--format", "json"]) == 2
     assert "full report" in capsys.readouterr().err
 
