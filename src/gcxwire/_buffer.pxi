@@ -67,6 +67,38 @@ cdef int _put_int(_Buf *b, long long v) except -1:
     return _put(b, tmp + i, 24 - i)
 
 
+cdef extern from "_gcx_float.h":
+    int gcx_float_repr(double f, char *out)
+
+cdef extern from "Python.h":
+    char *PyOS_double_to_string(
+        double val, char format_code, int precision, int flags, int *ptype
+    ) except NULL
+    int Py_DTSF_ADD_DOT_0
+
+
+cdef int _put_float(_Buf *b, double f, bint compact) except -1:
+    # repr(f) (a finite f), or in a float column _compact_float(f), with no
+    # string object: a short float is written directly, any other by CPython's
+    # own repr routine into a C buffer.
+    cdef char *s
+    if compact and -1e15 < f < 1e15 and f == <double>(<long long>f):
+        if f == 0 and signbit(f):
+            return _put(b, b"-0", 2)
+        return _put_int(b, <long long>f)
+    _reserve(b, 32)
+    cdef int n = gcx_float_repr(f, <char *>b.data + b.len)
+    if n:
+        b.len += n
+        return 0
+    s = PyOS_double_to_string(f, b"r", 0, Py_DTSF_ADD_DOT_0, NULL)
+    try:
+        _put(b, s, strlen(s))
+    finally:
+        PyMem_Free(s)
+    return 0
+
+
 cdef bint _put_text(_Buf *b, str s) except -1:
     # A str already in cell form (an escaped literal); False if it is not 1-byte text.
     if PyUnicode_KIND(s) != PyUnicode_1BYTE_KIND:

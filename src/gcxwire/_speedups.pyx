@@ -16,7 +16,8 @@ code lives in the included parts, one job each:
   _escape.pxi        escape/unescape and the JSON number grammar
   _cells.pxi         one cell or one row: format_cell/parse_cell, encode_row/decode_row
   _buffer.pxi        the growing byte buffer and the cell writers into it
-                     (the SSE2 escaper is C, in _gcx_escape.h)
+                     (the SSE2 escaper is C, in _gcx_escape.h; short floats'
+                     repr in _gcx_float.h)
   _columns.pxi       a table's column paths compiled for reading rows, and
                      the per-column helpers (shared_keys, constant_columns, ...)
   _table_encode.pxi  whole tables: style counts, encode_table, scan_style
@@ -43,8 +44,8 @@ from cpython.unicode cimport (
     PyUnicode_WRITE,
     Py_UCS1,
 )
-from libc.math cimport isfinite
-from libc.string cimport memchr, memcmp, memcpy, memmove
+from libc.math cimport isfinite, signbit
+from libc.string cimport memchr, memcmp, memcpy, memmove, strlen
 
 from ._values import ABSENT, int_to_str, path_join, str_to_int
 from ._values import dumps as dumps_cell

@@ -102,10 +102,7 @@ cdef bint _put_cells(
         elif p == _FALSE:
             _put(b, b"false", 5)
         elif t == &_FLOAT and isfinite(_float_value(p)):
-            if floatcol[i]:
-                _put_text(b, _compact_float(_float_value(p)))
-            else:
-                _put_text(b, PyObject_Repr(<object>p))
+            _put_float(b, _float_value(p), floatcol[i])
         else:
             if t == &_DICT or t == &_LIST:
                 wide = b.wide

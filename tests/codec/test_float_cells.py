@@ -1,0 +1,65 @@
+"""Float cells read as repr writes them, on both twins.
+
+The extension writes short floats itself (no shortest-digits search) and the
+rest with CPython's repr routine into its buffer: every cell must still be
+exactly ``repr(value)``, and in a ``float=`` column the compact form.
+"""
+
+from __future__ import annotations
+
+import math
+import struct
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from gcxwire import gcx
+
+# Doubles of every kind: short decimals (the fast path), full 17-digit ones,
+# tiny and huge ones (exponent notation), and the edges of the fast path.
+_EDGES = [0.1, 0.3, 0.1 + 0.2, 1e-4, 9.999e-5, -1e-4, 1e15, 1e15 - 1, 999999999999999.9,
+          1e14 + 0.5, 123456789.123456, 5e-324, 1.7976931348623157e308, 2.5, -0.0, 0.0,
+          1e16, 1e22, 0.00123, 100.0]  # fmt: skip
+_DOUBLES = st.one_of(
+    st.sampled_from(_EDGES),
+    st.builds(round, st.floats(-1e6, 1e6), st.integers(0, 9)),
+    st.integers(0, (1 << 64) - 1).map(lambda b: struct.unpack("<d", struct.pack("<Q", b))[0]),
+    st.floats(allow_nan=False, allow_infinity=False),
+).filter(math.isfinite)
+
+
+def _cells(rows: list[dict[str, object]]) -> list[str]:
+    text = gcx.encode(rows, tool="t")
+    return [line.split("\t")[1] for line in text.split("\n")[1:]]
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(_DOUBLES, min_size=1, max_size=40))
+def test_float_cells_are_repr(values: list[float]) -> None:
+    # An int in the column keeps it from being a float= column.
+    rows: list[dict[str, object]] = [{"s": "a", "x": v} for v in values] + [{"s": "b", "x": 1}]
+    assert _cells(rows)[:-1] == [repr(v) for v in values]
+
+
+def test_float_cells_exhaustive_short_decimals() -> None:
+    # Every price-like value with up to 4 decimals in a range, against repr.
+    values = [round(i * 0.0001 + 0.01 * j, 4) for i in range(0, 10000, 7) for j in (0, 1, 333)]
+    values += [-v for v in values] + [v * 1e9 for v in values[:500]]
+    rows: list[dict[str, object]] = [{"s": "a", "x": v} for v in values] + [{"s": "b", "x": 1}]
+    assert _cells(rows)[:-1] == [repr(v) for v in values]
+
+
+def _compact(v: float) -> str:
+    if -1e15 < v < 1e15 and v == int(v):
+        return "-0" if v == 0 and math.copysign(1, v) < 0 else str(int(v))
+    return repr(v)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(_DOUBLES, min_size=1, max_size=40))
+def test_float_column_cells_are_compact(values: list[float]) -> None:
+    # Three integral floats and no int: a float= column, written without `.0`.
+    values = [3.0, -0.0, 7.0, *values]
+    text = gcx.encode([{"s": "a", "x": v} for v in values], tool="t")
+    assert " float=x" in text.split("\n")[0]
+    assert [line.split("\t")[1] for line in text.split("\n")[1:]] == [_compact(v) for v in values]
