@@ -167,3 +167,14 @@ def test_long_text_counts_in_chunks_exactly(name: str) -> None:
     text = "GCX1 x\n" + line * 2000 + "x" * 40000 + ' "tail"'
     assert len(text) > 4 * tokens._CHUNK
     assert tokens.count(text, name) == len(tokens.encoding(name).encode_ordinary(text))
+
+
+def test_estimate_is_exact_for_short_text_and_close_for_long() -> None:
+    short = "GCX1 tool=t fields=a\nx\n"
+    assert tokens.estimate(short) == (tokens.count(short), 0.0)
+    rows = [f"src/pkg{i % 7}/file{i}.go::Walk{i}\tfunction\t{i * 37 % 2000}\n" for i in range(4000)]
+    text = "GCX1 tool=t fields=id,kind,line\n" + "".join(rows)
+    guess, error = tokens.estimate(text)
+    exact = tokens.count(text)
+    assert 0 < error < 0.05 * exact
+    assert abs(guess - exact) <= 4 * error
