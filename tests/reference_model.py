@@ -80,3 +80,14 @@ def decode(payload: str) -> dict[str, Any]:
             row[name] = unescape(cell)
         section["rows"].append(row)
     return {"tool": sections[0]["tool"], "sections": sections}
+
+
+def by_column(row: dict[str, str], fields: list[str], columns: tuple[str, ...]) -> dict[str, str]:
+    """A row the model read, keyed by gcxwire's column names instead of the reference's.
+
+    The reference reads a grouped field list `owner{login,id}` as the names
+    `owner{login` and `id}`, and a constant column as `kind=calls`; ``columns``
+    (gcxwire's reading of the same header) names them `owner.login`,
+    `owner.id`, `kind`. Cells are unchanged.
+    """
+    return {column: row[name] for name, column in zip(fields, columns)}

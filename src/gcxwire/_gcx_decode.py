@@ -28,6 +28,7 @@ def _parse_header(line: str, doc: str, pos: int, limits: Limits = DEFAULT_LIMITS
     raw: list[tuple[str, str]] = []
     styles: dict[str, str] = {}
     prefixes: list[str] = []
+    listed = ""  # the fields value, unescaped once
     for token in rest.strip().split(" "):
         if token:
             key_raw, eq, value_raw = token.partition("=")
@@ -43,6 +44,7 @@ def _parse_header(line: str, doc: str, pos: int, limits: Limits = DEFAULT_LIMITS
                     raise DecodeError.at(
                         f"Header declares more than {limits.max_cells} fields", doc, at
                     )
+                listed = value
                 parts = value.split(",")
                 fields = [unescape(f) for f in parts] if "\\" in value else parts
                 columns, constants = _columns(parts, fields) if "=" in value else (fields, [])
@@ -60,7 +62,13 @@ def _parse_header(line: str, doc: str, pos: int, limits: Limits = DEFAULT_LIMITS
         raise DecodeError.at("Header has no `fields=`", doc, pos)
     if not styles and not prefixes:
         return _header(tool, fields, meta, raw, False, _NO_NAMES, _NO_NAMES, columns, constants)
-    flat = _names(styles.get(_FLAT))
+    if styles.get(_FLAT) == "{}":  # the field list holds the groups: `owner{login,id}`
+        dotted, groups = _ungroup(listed, doc, pos)
+        names = [unescape(p) for p in dotted]
+        columns, constants = _columns(dotted, names) if "=" in listed else (names, [])
+        flat = frozenset(groups)
+    else:
+        flat = _names(styles.get(_FLAT))
     if flat.intersection(columns):
         raise DecodeError.at("A `flat=` group is also a field", doc, pos)
     empty_null = styles.get(_EMPTY) == "null"
@@ -69,6 +77,30 @@ def _parse_header(line: str, doc: str, pos: int, limits: Limits = DEFAULT_LIMITS
     if prefixes:
         header.__dict__["prefixes"] = _prefix_columns(prefixes, header.columns, doc, pos)
     return header
+
+
+def _ungroup(listed: str, doc: str, pos: int) -> tuple[list[str], list[str]]:
+    """``owner{login,id},n`` -> the dotted names ``owner.login,owner.id,n`` and the groups.
+
+    Names stay escaped once, as in a plain field list; groups come unescaped.
+    """
+    dotted: list[str] = []
+    groups: list[str] = []
+    chain: list[str] = []
+    for part in listed.split(","):
+        while "{" in part:
+            name, _, part = part.partition("{")
+            chain.append(name)
+            groups.append(".".join(unescape(k) for k in chain))
+        member = part.rstrip("}")
+        dotted.append(".".join([*chain, member]))
+        for _ in range(len(part) - len(member)):
+            if not chain:
+                raise DecodeError.at("A `}` in the field list closes no group", doc, pos)
+            chain.pop()
+    if chain:
+        raise DecodeError.at(f"Group {chain[-1]!r} in the field list is not closed", doc, pos)
+    return dotted, groups
 
 
 def _prefix_columns(
@@ -169,8 +201,8 @@ def _row_plan(
         if group.count(".") >= limits.max_depth:
             msg = f"A `flat=` group nests deeper than {limits.max_depth} levels"
             raise DecodeError.at(msg, doc, pos)
-    if not header.constants:
-        return header.fields, None, _nest_plan(header) if header.flat else None
+    if not header.constants:  # the column names: `owner.login` also where fields= groups them
+        return header.columns, None, _nest_plan(header) if header.flat else None
     constants: dict[str, Any] = {}
     for name, raw in header.constants:
         if raw[:1] in ("[", "{"):  # refused before it is read, however deep it nests

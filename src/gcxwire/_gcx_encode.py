@@ -30,6 +30,7 @@ from ._impl import (
     format_cell,
     scan_style,
     shared_keys,
+    unescape,
 )
 from ._values import ABSENT, path_join
 from .errors import EncodeError, EncodeTypeError, EncodeValueError
@@ -95,15 +96,22 @@ def _header_line(
     fields: Sequence[str],
     pairs: Iterable[tuple[str, str]],
     constants: dict[str, str] | None = None,
+    names: str | None = None,
 ) -> str:
-    return _header_start(tool_text, fields, constants) + _meta_text(pairs) + "\n"
+    return _header_start(tool_text, fields, constants, names) + _meta_text(pairs) + "\n"
 
 
 def _header_start(
-    tool_text: str, fields: Sequence[str], constants: dict[str, str] | None = None
+    tool_text: str,
+    fields: Sequence[str],
+    constants: dict[str, str] | None = None,
+    names: str | None = None,
 ) -> str:
-    # A header line up to its meta pairs: `GCX1 tool=... fields=...`.
-    if constants:
+    # A header line up to its meta pairs: `GCX1 tool=... fields=...`; `names`, when
+    # given, is the field list already written (in groups: `owner{login,id}`).
+    if names is not None:
+        pass
+    elif constants:
         names = ",".join(
             escape(_name_text(f) + "=" + constants[f]) if f in constants else _listed(f)
             for f in fields
@@ -317,7 +325,9 @@ def _costly(text: str) -> bool:
     return not (text.isascii() and text.isalpha() and len(text) <= 8)
 
 
-Table = tuple[list[str], list[tuple[str, str]], str, dict[str, str]]
+# A table section: fields, control pairs, rows text, constant columns, and the
+# field list as written when it is in groups (`owner{login,id}`), else None.
+Table = tuple[list[str], list[tuple[str, str]], str, dict[str, str], str | None]
 
 
 def _table(rows: Sequence[dict[str, Any]], fields: list[str], path: str) -> Table:
@@ -520,6 +530,9 @@ def _section(
             fields, paths = flat, flat_paths
             pairs.append((_FLAT, ",".join(escape(escape(g)) for g in groups)))
     constants = _constants(rows, fields, paths)
+    names = _grouped_names(fields, paths, constants) if pairs else None
+    if names is not None:  # the groups are in the field list: `flat={}` says so
+        pairs[0] = (_FLAT, "{}")
     prefixes = _prefixes(rows, fields, paths, constants)
     if prefixes:  # the rows as written: each prefixed string keeps only its suffix
         rows = _cut_prefixes(rows, paths, prefixes)
@@ -533,7 +546,7 @@ def _section(
         while fields[n - 1] in constants:  # the trailing run leaves the rows entirely
             n -= 1
         cells, cell_paths = fields[:n], cell_paths[:n]
-    head = None if tool_text is None else _header_start(tool_text, fields, constants)
+    head = None if tool_text is None else _header_start(tool_text, fields, constants, names)
     try:  # the style _style would pick, and the rows written in it (lines joined by LF)
         written = encode_table(rows, cells, cell_paths, head, _meta_text(pairs) + "\n", keys)
     except EncodeError as exc:
@@ -541,7 +554,40 @@ def _section(
     if written is None:
         return None
     text, empty_null, floats = written
-    return fields, [*_style_pairs(fields, empty_null, floats), *pairs], text, constants
+    return fields, [*_style_pairs(fields, empty_null, floats), *pairs], text, constants, names
+
+
+def _grouped_names(
+    fields: Sequence[str], paths: Sequence[Path], constants: dict[str, str]
+) -> str | None:
+    """The field list with spread objects as groups, ``owner{login,id}``, or None.
+
+    None when a name or constant holds a brace, or when the reference decoders'
+    reading (the list split on `,`) would hold one name twice (`user{id}` and
+    `assignee{id}` both give `id}`): they keep the last cell of a repeated field.
+    """
+    parts: list[str] = []
+    chain: tuple[str, ...] = ()
+    for name, path in zip(fields, paths, strict=True):
+        text = constants.get(name, "")
+        if any("{" in k or "}" in k for k in path) or "{" in text or "}" in text:
+            return None
+        keep = 0
+        while keep < len(chain) and keep < len(path) - 1 and chain[keep] == path[keep]:
+            keep += 1
+        if parts and keep < len(chain):
+            parts[-1] += "}" * (len(chain) - keep)
+        opens = "".join(_listed(k) + "{" for k in path[keep:-1])
+        member = path[-1]
+        cell = escape(_name_text(member) + "=" + text) if name in constants else _listed(member)
+        parts.append(opens + cell)
+        chain = path[:-1]
+    if parts:
+        parts[-1] += "}" * len(chain)
+    seen = [unescape(p) for p in unescape(",".join(parts)).split(",")]
+    if len(set(seen)) != len(seen):
+        return None
+    return ",".join(parts)
 
 
 def _write_value(out: list[str], tool_text: str, value: Any) -> None:
@@ -673,20 +719,22 @@ def _write_object(out: list[str], tool_text: str, obj: dict[str, Any]) -> None:
     # Each section: header pairs and rows. Runs of top-level members that fit in
     # a header ride on the neighbouring table's header, in member order around
     # its `of=` marker; members inside opened objects form records (`flat=`).
-    sections: list[tuple[list[str], list[tuple[str, str]], list[str], dict[str, str]]] = []
+    sections: list[
+        tuple[list[str], list[tuple[str, str]], list[str], dict[str, str], str | None]
+    ] = []
     last_table: list[tuple[str, str]] | None = None
     waiting: list[tuple[str, str]] = []
     for seg in segments:
         if isinstance(seg, tuple):
             path, value, found = seg
             if isinstance(found, tuple):
-                fields, pairs, text, constants = found
+                fields, pairs, text, constants, names = found
             else:
-                fields, pairs, text, constants = _table(value, found, _where(path))
+                fields, pairs, text, constants, names = _table(value, found, _where(path))
             pairs.extend([*waiting, (_OF, _of_text(path))])
             waiting = []
             # The LF is its own element, so the payload's final LF drops without a copy.
-            sections.append((fields, pairs, [text, "\n"], constants))
+            sections.append((fields, pairs, [text, "\n"], constants, names))
             last_table = pairs
             continue
         nested = any(len(path) > 1 for path, _ in seg)
@@ -715,10 +763,10 @@ def _write_object(out: list[str], tool_text: str, obj: dict[str, Any]) -> None:
         groups = sorted({".".join(p[:i]) for p, _ in seg for i in range(1, len(p))})
         if groups:
             pairs.append((_FLAT, ",".join(escape(escape(g)) for g in groups)))
-        sections.append((keys, [*pairs, (_IS, "object")], [line], {}))
+        sections.append((keys, [*pairs, (_IS, "object")], [line], {}, None))
         last_table = None
-    for fields, pairs, body, constants in sections:
-        out.append(_header_line(tool_text, fields, pairs, constants))
+    for fields, pairs, body, constants, names in sections:
+        out.append(_header_line(tool_text, fields, pairs, constants, names))
         out.extend(body)
 
 

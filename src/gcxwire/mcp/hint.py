@@ -40,7 +40,10 @@ MARKERS: Final[dict[str, str]] = {
     "is=value": "is=value: the one cell is the whole value.",
     "empty=null": "empty=null: in this table an empty cell is null and a lone \\ is an absent key.",
     "float": "float=a,b: numbers in these columns are floats (1 means 1.0).",
-    "flat": "flat=owner: the columns owner.x, owner.y are members of a nested object owner.",
+    "flat": (
+        "flat=owner: the columns owner.x, owner.y are members of a nested object owner;"
+        " with flat={} the field list writes them owner{x,y}."
+    ),
     "form=columns": (
         "form=columns: the rows are an object of parallel arrays: each column is one array,"
         " item n of each in row n."
