@@ -101,7 +101,7 @@ def test_trailing_empty_cells_are_left_out() -> None:
 
 
 def test_nested_objects_spread_over_dotted_columns() -> None:
-    rows = [
+    rows: list[dict[str, Any]] = [
         {"id": 1, "owner": {"login": "a", "site": {"x": 1}}, "license": None},
         {"id": 2, "owner": {"login": "b", "site": {"x": 2, "y": 3}}, "license": {"k": 1}},
     ]
