@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import heapq
 from collections.abc import Iterable, Sequence
+from itertools import repeat
 from typing import Any
 
 from ._gcx_model import (
@@ -394,11 +395,11 @@ def _prefixes(
     columns of strings and non-strings (null, numbers, absent) qualify; a JSON
     array or object in the column rules it out.
     """
-    if len(rows) < _PREFIX_ROWS or any(type(r) is not dict for r in rows):
+    if len(rows) < _PREFIX_ROWS or set(map(type, rows)) != {dict}:
         return {}
     found: dict[int, str] = {}
     for k, (name, path) in enumerate(zip(fields, paths, strict=True)):
-        if name in constants:
+        if name in constants or not _may_prefix(rows, path):
             continue
         strings: list[str] = []
         for row in rows:
@@ -413,6 +414,32 @@ def _prefixes(
                 if text is not None:
                     found[k] = text
     return found
+
+
+def _may_prefix(rows: Sequence[dict[str, Any]], path: Path) -> bool:
+    """False when the column at ``path`` cannot have a prefix: its full scan is skipped.
+
+    A prefix is at least ``_PREFIX_MIN`` characters of the column's first
+    string, ending at a ``/``, and every string starts with it: a column with
+    no string, a first string with no such ``/``, or a string that does not
+    start as the first one does has none. The loops are builtins (no Python
+    code per row); they stop at the first string that differs.
+    """
+    values: list[Any]
+    if len(path) == 1:
+        values = list(map(dict.get, rows, repeat(path[0])))
+    else:
+        values = [_at(row, path) for row in rows]
+    kinds = set(map(type, values))
+    if str not in kinds:
+        return False
+    if any(k is not str and issubclass(k, str) for k in kinds):
+        return True  # str subclasses are no strings here: the full scan decides
+    strings = filter(str.__instancecheck__, values)
+    first = next(strings)
+    if first.find("/", _PREFIX_MIN - 1) < 0:
+        return False
+    return all(map(str.startswith, strings, repeat(first[:_PREFIX_MIN])))
 
 
 def _at(row: Any, path: Path) -> Any:

@@ -383,3 +383,21 @@ def test_bad_markers_raise_decode_error(payload: str, message: str) -> None:
 def test_prefix_applies_to_strings_only() -> None:
     got = gcx.decode("GCX1 tool=t fields=a prefix=a=https://x.test/\nq/1\n2\nnull\n\\")
     assert got == [{"a": "https://x.test/q/1"}, {"a": 2}, {"a": None}, {}]
+
+
+def test_prefix_found_past_leading_non_strings() -> None:
+    # The quick pre-check looks for the first string, not the first row's cell.
+    base = "https://api.github.com/repos/o/r/issues/"
+    rows: list[dict[str, Any]] = [{"id": 1, "url": None}, {"id": 2}]
+    rows += [{"id": i, "url": f"{base}{i}"} for i in range(3, 8)]
+    text = gcx.encode(rows, tool="t")
+    assert "prefix=url=" in text.split("\n")[0]
+    assert gcx.decode(text) == rows
+
+
+def test_no_prefix_when_a_later_string_starts_differently() -> None:
+    base = "https://api.github.com/repos/o/r/issues/"
+    rows = [{"url": f"{base}{i}"} for i in range(5)] + [{"url": "https://example.org/a/b/c"}]
+    text = gcx.encode(rows, tool="t")
+    assert "prefix=" not in text.split("\n")[0]
+    assert gcx.decode(text) == rows
