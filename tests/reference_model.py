@@ -9,6 +9,11 @@ from __future__ import annotations
 
 from typing import Any
 
+_GO_SPACE = (
+    "\t\n\v\f\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006"
+    "\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
+)
+
 
 class ReferenceError(Exception):
     pass
@@ -35,7 +40,8 @@ def _header(line: str) -> dict[str, Any]:
     tool = ""
     fields = None
     meta: dict[str, str] = {}
-    for token in line[4:].strip().split(" "):
+    # Go's strings.TrimSpace: Unicode spaces, but not U+001C-U+001F (str.strip() trims those).
+    for token in line[4:].strip(_GO_SPACE).split(" "):
         if token == "":
             continue
         if "=" not in token:

@@ -262,9 +262,12 @@ cdef Py_ssize_t _find_tab(int kind, void *data, Py_ssize_t i, Py_ssize_t b):
 cdef dict _read_row(
     str s, int kind, void *data, Py_ssize_t a, Py_ssize_t b, tuple fields,
     bint typed, bint empty_null, frozenset floats, Py_ssize_t base, Py_ssize_t *ends,
+    Py_ssize_t *padding,
 ):
     # The row s[a:b]; error positions are base + the offset within the row.
-    # ends holds len(fields) cell ends: the tabs are found once.
+    # ends holds len(fields) cell ends: the tabs are found once. padding (or
+    # NULL: no bound) is how many cells a short row may still fill in; None
+    # when this row would need more (nothing is read then).
     cdef Py_ssize_t nfields = len(fields), ncells = 0, i, ca, cb, pos = 0
     cdef dict row = {}
     cdef bint any_floats = bool(floats)
@@ -283,6 +286,10 @@ cdef dict _read_row(
         raise DecodeError(
             f"Row has {ncells} cells but the header declares {nfields} fields", pos=base + pos - a
         )
+    if padding != NULL and ncells < nfields and (empty_null or not typed):
+        if nfields - ncells > padding[0]:
+            return None
+        padding[0] -= nfields - ncells
     ca = a
     for i in range(ncells):
         cb = ends[i]
@@ -332,7 +339,7 @@ def decode_row(str line, fields, bint typed, bint empty_null, frozenset floats, 
     try:
         return _read_row(
             line, PyUnicode_KIND(line), PyUnicode_DATA(line), 0, len(line), fs,
-            typed, empty_null, floats, 0, ends,
+            typed, empty_null, floats, 0, ends, NULL,
         )
     finally:
         PyMem_Free(ends)

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from ._gcx_model import _CONTROL, _EMPTY, _FLAT, _FLOAT, _FORM, _IS, _OF, _PREFIX, Header
+from ._gcx_model import _CONTROL, _EMPTY, _FLAT, _FLOAT, _FORM, _GO_SPACE, _IS, _OF, _PREFIX, Header
 from ._impl import decode_row, decode_rows, nest_rows, parse_cell, unescape
 from ._values import ABSENT
 from .errors import DecodeError, UnsupportedVersionError
@@ -19,7 +19,7 @@ _GROUP_END = object()  # in _nest_plan's tree: a declared group ends here
 
 def _parse_header(line: str, doc: str, pos: int, limits: Limits = DEFAULT_LIMITS) -> Header:
     rest = line[4:]
-    at = pos + 4 + len(rest) - len(rest.lstrip())
+    at = pos + 4 + len(rest) - len(rest.lstrip(_GO_SPACE))
     tool: str | None = None
     fields: list[str] | None = None
     columns: list[str] = []
@@ -29,7 +29,7 @@ def _parse_header(line: str, doc: str, pos: int, limits: Limits = DEFAULT_LIMITS
     styles: dict[str, str] = {}
     prefixes: list[str] = []
     listed = ""  # the fields value, unescaped once
-    for token in rest.strip().split(" "):
+    for token in rest.strip(_GO_SPACE).split(" "):
         if token:
             key_raw, eq, value_raw = token.partition("=")
             if not eq:
@@ -285,6 +285,23 @@ class _Lines:
     #: Typed reading: the fields that have cells, and the constant columns' values.
     cells: tuple[str, ...] = ()
     constants: dict[str, Any] | None = None
+    #: Cells short rows may still fill in: max_padding plus one per input character
+    #: (a stream adds each chunk's characters as it comes).
+    padding: int = -1
+
+    def __post_init__(self) -> None:
+        if self.padding < 0:
+            self.padding = self.limits.max_padding + len(self.doc)
+
+    def pad(self, need: int, pos: int) -> None:
+        """Take ``need`` cells of padding for the row at ``pos``, or raise DecodeError."""
+        if need > self.padding:
+            msg = (
+                f"Short rows fill in more than {self.limits.max_padding} cells "
+                "beyond one per input character"
+            )
+            raise DecodeError.at(msg, self.doc, pos)
+        self.padding -= need
 
     def line(self, text: str, pos: int) -> dict[str, Any] | Header | None:
         """Classify one line (without its LF): a row, a new header, or nothing."""
@@ -310,8 +327,12 @@ class _Lines:
             return None
         if self.typed and text.count("[") + text.count("{") > limits.max_depth:
             self._check_depth(text, pos)
+        header = self.header
+        if not self.typed or header.empty_null:
+            short = len(self.cells) - text.count("\t") - 1
+            if short > 0:
+                self.pad(short, pos)
         try:
-            header = self.header
             row = decode_row(text, self.cells, self.typed, header.empty_null, header.floats)
             if self.constants:
                 _check_constants(row, self.constants)
@@ -339,12 +360,13 @@ def _section_rows(state: _Lines, rows: list[dict[str, Any]], start: int) -> int:
     assert header is not None
     limits = state.limits
     try:
-        found, comments, stop = decode_rows(
+        found, comments, stop, padded = decode_rows(
             doc, start, state.cells, state.typed, header.empty_null, header.floats,
-            limits.max_line, limits.max_depth,
+            limits.max_line, limits.max_depth, state.padding,
         )  # fmt: skip
     except DecodeError as exc:
         raise DecodeError.at(exc.msg, doc, exc.pos) from None
+    state.padding -= padded
     state.comments.extend(comments)
     try:
         if state.constants:

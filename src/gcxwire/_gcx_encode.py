@@ -16,6 +16,7 @@ from ._gcx_model import (
     _FORM,
     _HEADER_KEYS,
     _IS,
+    _LOST_NAMES,
     _NO_FLOATS,
     _OF,
     _PREFIX,
@@ -83,7 +84,7 @@ def _field_text(name: str) -> str | None:
     if type(name) is str and name in _FIELD_TEXT:
         return _FIELD_TEXT[name]
     text: str | None = _listed(name)
-    if text is not None and ("," in text or _SPACE.search(text)):
+    if text is not None and ("," in text or _SPACE.search(text) or name in _LOST_NAMES):
         text = None
     if type(name) is str:
         if len(_FIELD_TEXT) >= _CACHE_SIZE:
@@ -128,7 +129,7 @@ def _meta_text(pairs: Iterable[tuple[str, str]]) -> str:
 
 def _meta_pair(key: str, value: Any, path: str) -> tuple[str, str] | None:
     """The raw ``key=value`` of an object member, or None if a header cannot hold it."""
-    if not key or "=" in key or key in _HEADER_KEYS:
+    if not key or "=" in key or key in _HEADER_KEYS or key in _LOST_NAMES:
         return None
     key_text = escape(key)
     if _SPACE.search(key_text):

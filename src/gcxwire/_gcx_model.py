@@ -8,7 +8,17 @@ from typing import Final
 
 # Header tokens are split on spaces and the line is trimmed, so no header
 # token may hold whitespace; TAB and LF never appear raw (they are escaped).
-_SPACE: Final = re.compile(r"\s")
+# U+FEFF too: the TypeScript decoder trims it (String.prototype.trim).
+_SPACE: Final = re.compile(r"[\s\ufeff]")
+# What Go's strings.TrimSpace trims from a header line (unicode.IsSpace). Not
+# Python's str.strip(): that also trims U+001C-U+001F, which Go keeps.
+_GO_SPACE: Final = (
+    "\t\n\v\f\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006"
+    "\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
+)
+# Names no header may carry: the TypeScript decoder builds plain objects, where
+# a field or meta key `__proto__` is lost.
+_LOST_NAMES: Final = frozenset(["__proto__"])
 _VALUE: Final = ("value",)
 # Reserved meta keys of the typed profile; a member with such a name is written `\of`.
 _OF: Final = "of"  # of=NAME: this section's rows are member NAME of the top-level object

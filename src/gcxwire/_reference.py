@@ -6,6 +6,11 @@ lossy by design -- every cell is a string, CR is deleted, ``null``, ``""`` and a
 missing key all read back as ``""`` -- and exists so that published figures can
 be reproduced and compared. Numbers given as :class:`RawNumber` keep their
 literal text, as Go's ``UseNumber`` does; nested cells follow ``json.Marshal``.
+
+Where the bench would write what the reference decoders misread -- a header
+token holding a space, a field name with a backslash or a comma, a first cell
+starting with ``#`` (read as a comment) or ``GCX1`` (read as a header) -- this
+profile refuses with EncodeValueError instead of copying it.
 """
 
 from __future__ import annotations
@@ -15,6 +20,8 @@ from typing import Any
 
 from ._impl import escape
 from ._json import go_marshal, go_scalar
+from ._values import path_join
+from .errors import EncodeValueError
 
 __all__ = ["encode_reference"]
 
@@ -31,28 +38,63 @@ def _cell(value: Any) -> str:
     return _text(text)
 
 
-def _header(tool: str, fields: Sequence[str], meta: dict[str, Any]) -> str:
-    parts = [f"GCX1 tool={_text(tool)} fields={','.join(_text(f) for f in fields)}"]
+def _token(text: str, what: str, path: str) -> str:
+    # Header tokens are split on spaces: one holding a space breaks the payload.
+    if " " in text:
+        raise EncodeValueError(f"{what} holds a space, which reference decoders misread", path)
+    return text
+
+
+def _header(tool: str, fields: Sequence[str], meta: dict[str, Any], path: str) -> str:
+    for name in fields:
+        # Reference decoders split the field list on "," and unescape each name twice.
+        if "\\" in name or "," in name:
+            raise EncodeValueError(
+                f"Field name {name!r} holds a backslash or comma, which reference decoders misread",
+                path_join(path, name),
+            )
+    names = ",".join(_token(_text(f), f"Field name {f!r}", path_join(path, f)) for f in fields)
+    parts = [f"GCX1 tool={_token(_text(tool), 'The tool name', 'tool')} fields={names}"]
     for key in sorted(meta):
-        parts.append(f" {_text(key)}={_cell(meta[key])}")
+        at = path_join("$", key)  # meta members sit beside the rows, at the top
+        value = _token(_cell(meta[key]), f"Member {key!r}", at)
+        parts.append(f" {_token(_text(key), f'Member name {key!r}', at)}={value}")
     parts.append("\n")
     return "".join(parts)
 
 
+def _row(cells: list[str], path: str) -> str:
+    # A first cell starting with `#` is read as a comment, one with `GCX1` as a header.
+    if cells and (cells[0].startswith("#") or cells[0].startswith("GCX1")):
+        raise EncodeValueError(
+            f"A first cell starting {cells[0][:4]!r} is misread by reference decoders", path
+        )
+    return "\t".join(cells) + "\n"
+
+
 def _section(
-    out: list[str], tool: str, rows: Sequence[Any], meta: dict[str, Any], *, objects: bool
+    out: list[str],
+    tool: str,
+    rows: Sequence[Any],
+    meta: dict[str, Any],
+    path: str,
+    *,
+    objects: bool,
 ) -> None:
     """Union-of-keys rows (``objects``) or a single ``value`` column."""
     if objects:
         records = [r for r in rows if isinstance(r, dict)]
         fields = sorted({k for r in records for k in r})
-        out.append(_header(tool, fields, meta))
-        for r in records:
-            out.append("\t".join("" if r.get(f) is None else _cell(r[f]) for f in fields) + "\n")
+        if rows and not fields:  # the bench refuses a row list with no object keys
+            raise EncodeValueError("A row list without object keys has no fields", path)
+        out.append(_header(tool, fields, meta, path))
+        for i, r in enumerate(records):
+            at = path_join(path, i)
+            out.append(_row(["" if r.get(f) is None else _cell(r[f]) for f in fields], at))
     else:
-        out.append(_header(tool, ["value"], meta))
-        for item in rows:
-            out.append(("" if item is None else _cell(item)) + "\n")
+        out.append(_header(tool, ["value"], meta, path))
+        for i, item in enumerate(rows):
+            out.append(_row(["" if item is None else _cell(item)], path_join(path, i)))
 
 
 def _present(obj: dict[str, Any], keys: Iterable[str]) -> dict[str, Any]:
@@ -62,13 +104,13 @@ def _present(obj: dict[str, Any], keys: Iterable[str]) -> dict[str, Any]:
 def _encode_any(out: list[str], tool: str, value: Any) -> None:
     if isinstance(value, dict):
         fields = sorted(value)
-        out.append(_header(tool, fields, {}))
-        out.append("\t".join("" if value[f] is None else _cell(value[f]) for f in fields) + "\n")
+        out.append(_header(tool, fields, {}, "$"))
+        out.append(_row(["" if value[f] is None else _cell(value[f]) for f in fields], "$"))
     elif isinstance(value, list):
         objects = bool(value) and all(isinstance(v, dict) for v in value)
-        _section(out, tool, value, {"rows": len(value)}, objects=objects)
+        _section(out, tool, value, {"rows": len(value)}, "$", objects=objects)
     else:
-        _section(out, tool, [value], {}, objects=False)
+        _section(out, tool, [value], {}, "$", objects=False)
 
 
 def encode_reference(value: Any, tool: str) -> str:
@@ -78,34 +120,36 @@ def encode_reference(value: Any, tool: str) -> str:
     if isinstance(v, dict) and isinstance(v.get("results"), list):
         rows = v["results"]
         meta = {"rows": len(rows), **_present(v, ("total", "truncated"))}
-        _section(out, tool, rows, meta, objects=True)
+        _section(out, tool, rows, meta, "$.results", objects=True)
     elif isinstance(v, dict) and isinstance(v.get("symbols"), list):
         rows = v["symbols"]
         meta = {"rows": len(rows), **_present(v, ("total", "etag"))}
-        _section(out, tool, rows, meta, objects=True)
+        _section(out, tool, rows, meta, "$.symbols", objects=True)
     elif isinstance(v, dict) and isinstance(v.get("nodes"), list):
         nodes = v["nodes"]
         meta = {"rows": len(nodes), **_present(v, ("total_nodes", "total_edges", "truncated"))}
-        _section(out, f"{tool}.nodes", nodes, meta, objects=True)
+        _section(out, f"{tool}.nodes", nodes, meta, "$.nodes", objects=True)
         edges = v.get("edges")
         edges = edges if isinstance(edges, list) else []
-        _section(out, f"{tool}.edges", edges, {"rows": len(edges)}, objects=True)
-    elif isinstance(v, dict) and isinstance(v.get("edges"), list):
+        _section(out, f"{tool}.edges", edges, {"rows": len(edges)}, "$.edges", objects=True)
+    elif isinstance(v, dict) and isinstance(v.get("edges"), list) and "nodes" not in v:
+        # The edges-only rule: the bench asks for no `nodes` key at all.
         rows = v["edges"]
         meta = {"rows": len(rows), **_present(v, ("total_edges", "truncated"))}
-        _section(out, tool, rows, meta, objects=True)
+        _section(out, tool, rows, meta, "$.edges", objects=True)
     elif isinstance(v, dict) and isinstance(v.get("implementations"), list):
         rows = v["implementations"]
         meta = {"rows": len(rows), **_present(v, ("total",))}
-        _section(out, tool, rows, meta, objects=True)
+        _section(out, tool, rows, meta, "$.implementations", objects=True)
     elif isinstance(v, dict) and len(v) >= 2 and all(isinstance(x, list) for x in v.values()):
         for key in sorted(v):
             rows = v[key]
+            at = path_join("$", key)
             if not rows:
-                out.append(_header(f"{tool}.{key}", ["value"], {"rows": 0}))
+                out.append(_header(f"{tool}.{key}", ["value"], {"rows": 0}, at))
             else:
                 objects = isinstance(rows[0], dict)
-                _section(out, f"{tool}.{key}", rows, {"rows": len(rows)}, objects=objects)
+                _section(out, f"{tool}.{key}", rows, {"rows": len(rows)}, at, objects=objects)
     else:
         _encode_any(out, tool, v)
     return "".join(out)

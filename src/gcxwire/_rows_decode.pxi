@@ -1,15 +1,17 @@
 def decode_rows(
     str text, Py_ssize_t start, fields, bint typed, bint empty_null, frozenset floats,
-    Py_ssize_t max_line, Py_ssize_t max_brackets, /,
+    Py_ssize_t max_line, Py_ssize_t max_brackets, Py_ssize_t max_padding, /,
 ):
     """Read the row and comment lines of a section from ``text[start:]``.
 
-    Returns ``(rows, comments, stop)``: ``stop`` is where reading stopped, at the
-    start of a line it leaves to the caller (a ``GCX1`` header, a line longer than
-    ``max_line``, or, typed, one holding more than ``max_brackets`` of ``[`` and
-    ``{``) or at ``len(text)``. A CR before LF is dropped, blank lines are skipped,
-    comment text is kept without its ``#``. Row errors are DecodeErrors whose
-    ``pos`` is an offset into ``text``.
+    Returns ``(rows, comments, stop, padded)``: ``stop`` is where reading stopped,
+    at the start of a line it leaves to the caller (a ``GCX1`` header, a line
+    longer than ``max_line``, typed, one holding more than ``max_brackets`` of
+    ``[`` and ``{``, or a short row whose padding would take the cells filled in
+    past ``max_padding``) or at ``len(text)``; ``padded`` counts the cells filled
+    in for short rows (untyped, or under ``empty_null``). A CR before LF is
+    dropped, blank lines are skipped, comment text is kept without its ``#``.
+    Row errors are DecodeErrors whose ``pos`` is an offset into ``text``.
     """
     cdef list rows = [], comments = []
     cdef tuple fs = tuple(fields)
@@ -19,6 +21,8 @@ def decode_rows(
     cdef const char *p
     cdef Py_UCS4 c
     cdef Py_ssize_t *ends = _cell_ends(len(fs))
+    cdef Py_ssize_t left = max_padding  # cells short rows may still have filled in
+    cdef dict row
     try:
         while pos < n:
             if kind == PyUnicode_1BYTE_KIND:
@@ -33,7 +37,7 @@ def decode_rows(
                 stop -= 1  # CRLF input, as Go's line reader takes it
             if stop > pos:
                 if stop - pos > max_line:
-                    return rows, comments, pos
+                    return rows, comments, pos, max_padding - left
                 c = PyUnicode_READ(kind, data, pos)
                 if (
                     c == _UPPER_G and stop - pos >= 4
@@ -41,7 +45,7 @@ def decode_rows(
                     and PyUnicode_READ(kind, data, pos + 2) == _UPPER_X
                     and PyUnicode_READ(kind, data, pos + 3) == _ONE
                 ):  # GCX1
-                    return rows, comments, pos
+                    return rows, comments, pos, max_padding - left
                 if c == _HASH:  # #
                     comments.append(PyUnicode_Substring(text, pos + 1, stop))
                 else:
@@ -56,14 +60,16 @@ def decode_rows(
                                 if c == _LBRACKET or c == _LBRACE:
                                     brackets += 1
                         if brackets > max_brackets:
-                            return rows, comments, pos
-                    rows.append(
-                        _read_row(
-                            text, kind, data, pos, stop, fs, typed, empty_null, floats, pos, ends
-                        )
+                            return rows, comments, pos, max_padding - left
+                    row = _read_row(
+                        text, kind, data, pos, stop, fs, typed, empty_null, floats, pos, ends,
+                        &left,
                     )
+                    if row is None:  # its padding would pass max_padding
+                        return rows, comments, pos, max_padding - left
+                    rows.append(row)
             pos = end + 1
-        return rows, comments, n
+        return rows, comments, n, max_padding - left
     finally:
         PyMem_Free(ends)
 

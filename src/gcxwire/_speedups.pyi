@@ -23,8 +23,9 @@ def decode_rows(
     floats: frozenset[str],
     max_line: int,
     max_brackets: int,
+    max_padding: int,
     /,
-) -> tuple[list[dict[str, Any]], list[str], int]: ...
+) -> tuple[list[dict[str, Any]], list[str], int, int]: ...
 def shared_keys(rows: Iterable[Any], /) -> tuple[str, ...] | None: ...
 def nest_rows(
     rows: Iterable[dict[str, Any]], plan: Iterable[tuple[str, tuple[str, ...], str]], /

@@ -335,21 +335,27 @@ def decode_rows(
     floats: frozenset[str],
     max_line: int,
     max_brackets: int,
+    max_padding: int,
     /,
-) -> tuple[list[dict[str, Any]], list[str], int]:
+) -> tuple[list[dict[str, Any]], list[str], int, int]:
     """Read the row and comment lines of a section from ``text[start:]``.
 
-    Returns ``(rows, comments, stop)``: ``stop`` is where reading stopped, at the
-    start of a line it leaves to the caller (a ``GCX1`` header, a line longer than
-    ``max_line``, or, typed, one holding more than ``max_brackets`` of ``[`` and
-    ``{``) or at ``len(text)``. A CR before LF is dropped, blank lines are skipped,
-    comment text is kept without its ``#``. Row errors are DecodeErrors whose
-    ``pos`` is an offset into ``text``.
+    Returns ``(rows, comments, stop, padded)``: ``stop`` is where reading stopped,
+    at the start of a line it leaves to the caller (a ``GCX1`` header, a line
+    longer than ``max_line``, typed, one holding more than ``max_brackets`` of
+    ``[`` and ``{``, or a short row whose padding would take the cells filled in
+    past ``max_padding``) or at ``len(text)``; ``padded`` counts the cells filled
+    in for short rows (untyped, or under ``empty_null``). A CR before LF is
+    dropped, blank lines are skipped, comment text is kept without its ``#``.
+    Row errors are DecodeErrors whose ``pos`` is an offset into ``text``.
     """
     rows: list[dict[str, Any]] = []
     comments: list[str] = []
     n = len(text)
     pos = start
+    width = len(fields)
+    pads = not typed or empty_null  # otherwise a missing cell is an absent key: no entry
+    padded = 0
     while pos < n:
         end = text.find("\n", pos)
         if end < 0:
@@ -359,18 +365,24 @@ def decode_rows(
             line = line[:-1]
         if line:
             if len(line) > max_line or line.startswith("GCX1"):
-                return rows, comments, pos
+                return rows, comments, pos, padded
             if line[0] == "#":
                 comments.append(line[1:])
             else:
                 if typed and line.count("[") + line.count("{") > max_brackets:
-                    return rows, comments, pos
+                    return rows, comments, pos, padded
+                if pads:
+                    short = width - line.count("\t") - 1
+                    if short > 0:
+                        if padded + short > max_padding:
+                            return rows, comments, pos, padded
+                        padded += short
                 try:
                     rows.append(decode_row(line, fields, typed, empty_null, floats))
                 except DecodeError as exc:
                     raise DecodeError(exc.msg, pos=pos + exc.pos) from None
         pos = end + 1
-    return rows, comments, n
+    return rows, comments, n, padded
 
 
 def shared_keys(rows: Iterable[Any], /) -> tuple[str, ...] | None:

@@ -183,6 +183,7 @@ class Decoder:
                 text = self._utf8.decode(chunk)
             except UnicodeDecodeError as exc:
                 raise DecodeError(f"Input is not UTF-8: {exc.reason}", "", self._pos) from None
+        self._state.padding += len(text)  # short rows may fill in one cell per character
         if "\n" not in text:
             self._pending.append(text)
             self._pending_len += len(text)

@@ -28,6 +28,10 @@ class Limits:
     max_cells: int = 1 << 16
     #: Nesting of arrays and objects inside one JSON literal cell.
     max_depth: int = 512
+    #: Cells filled in for short rows (untyped, or under ``empty=null``), beyond one
+    #: per character of input: a short row over a wide header costs memory for every
+    #: field, so rows of a few bytes cannot make gigabytes.
+    max_padding: int = 1 << 20
 
 
 DEFAULT_LIMITS: Final = Limits()

@@ -15,8 +15,11 @@ from typing import Any
 
 import pytest
 
-import gcxwire
 from gcxwire import _impl, _speedups_py, gcx
+from gcxwire.errors import DecodeError, EncodeError
+from gcxwire.limits import Limits
+
+from .. import reference_model
 
 try:
     from gcxwire import _speedups
@@ -67,7 +70,7 @@ def test_flat_group_names_are_linear() -> None:
     def make(n: int) -> Callable[[], Any]:
         group = ".".join(["g"] * n)
         text = f"GCX1 tool=t fields={group}.x,{group}.y,h.{group} flat={group},h.g\n1\n"
-        return lambda: gcx.decode(text, limits=gcxwire.Limits(max_depth=10**7))
+        return lambda: gcx.decode(text, limits=Limits(max_depth=10**7))
 
     assert growth(make, 3000) < GROWTH_BOUND
 
@@ -84,26 +87,26 @@ def test_escaped_separator_scan_is_linear() -> None:
 
 # ------------------------------------------------------------- contract holes
 
-SHALLOW = gcxwire.Limits(max_depth=10)
+SHALLOW = Limits(max_depth=10)
 DEEP = "[" * 20 + "]" * 20
 
 
 def test_max_depth_holds_for_header_meta_values() -> None:
-    with pytest.raises(gcxwire.DecodeError, match="nests deeper than 10 levels"):
+    with pytest.raises(DecodeError, match="nests deeper than 10 levels"):
         gcx.decode(f"GCX1 tool=t fields=a m={DEEP}\n1\n", limits=SHALLOW)
 
 
 def test_max_depth_holds_for_dotted_names() -> None:
     group = ".".join("g" * 20)
     text = f"GCX1 tool=t fields={group}.x flat={group}\n1\n"
-    with pytest.raises(gcxwire.DecodeError, match="nests deeper than 10 levels"):
+    with pytest.raises(DecodeError, match="nests deeper than 10 levels"):
         gcx.decode(text, limits=SHALLOW)
     short = ".".join("g" * 8)
     assert gcx.decode(f"GCX1 tool=t fields={short}.x flat={short}\n1\n", limits=SHALLOW)
 
 
 def test_a_constant_column_is_refused_before_its_literal_is_read() -> None:
-    with pytest.raises(gcxwire.DecodeError, match="is not a scalar"):
+    with pytest.raises(DecodeError, match="is not a scalar"):
         gcx.decode(f"GCX1 tool=t fields=a={DEEP},b\n\t1\n", limits=SHALLOW)
 
 
@@ -117,7 +120,7 @@ def test_a_constant_column_is_refused_before_its_literal_is_read() -> None:
     ],
 )
 def test_a_number_past_float_range_is_an_error_not_inf(text: str) -> None:
-    with pytest.raises(gcxwire.DecodeError, match="out of range"):
+    with pytest.raises(DecodeError, match="out of range"):
         gcx.decode(text)
 
 
@@ -129,7 +132,7 @@ def test_numbers_near_float_range_still_read() -> None:
 
 def test_a_field_listed_twice_is_refused_in_typed_decode() -> None:
     text = "GCX1 tool=t fields=a,b,a\n1\t2\t3\n"
-    with pytest.raises(gcxwire.DecodeError, match="Field 'a' is listed twice"):
+    with pytest.raises(DecodeError, match="Field 'a' is listed twice"):
         gcx.decode(text)
     # Untyped, the rows are what reference decoders read: the last cell wins.
     assert gcx.parse(text)[0].rows == [{"a": "3", "b": "2"}]
@@ -145,7 +148,7 @@ def test_a_float_column_named_empty_reads_back_as_floats() -> None:
 def test_str_subclasses_encode_as_their_text_on_both_twins(twin: str) -> None:
     import enum
 
-    class Colour(str, enum.Enum):  # what enum.StrEnum (3.11+) and pydantic's str enums are
+    class Colour(str, enum.Enum):  # as enum.StrEnum members are (3.11+)
         RED = "red"
         NUMBER = "12"
 
@@ -161,6 +164,106 @@ def test_str_subclasses_encode_as_their_text_on_both_twins(twin: str) -> None:
 
 def test_invalid_utf8_is_reported_where_it_is() -> None:
     data = "GCX1 tool=t fields=a\n1\né".encode() + b"\xff\n"
-    with pytest.raises(gcxwire.DecodeError, match="not UTF-8") as info:
+    with pytest.raises(DecodeError, match="not UTF-8") as info:
         gcx.decode(data)
     assert (info.value.lineno, info.value.colno) == (3, 2)
+
+
+# ------------------------------------------------------------ header trimming
+
+
+@pytest.mark.parametrize("c", ["\x1c", "\x1d", "\x1e", "\x1f"])
+def test_header_keeps_separator_controls_as_go_does(c: str) -> None:
+    # Go trims a header with strings.TrimSpace, which keeps U+001C-U+001F.
+    text = f"GCX1 tool=t fields={c}\n[]\n"
+    assert gcx.parse(text)[0].fields == [c]
+    assert reference_model.decode(text)["sections"][0]["fields"] == [c]
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        [{"__proto__": 1, "b": 2}, {"__proto__": 3, "b": 4}],
+        {"__proto__": "m", "rows": [{"a": 1}, {"a": 2}]},
+        {"k\ufeff": 1, "rows": [{"a": 1}]},
+        {"k": "v\ufeff", "rows": [{"a": 1}]},
+        [{"a\ufeff": 1}, {"a\ufeff": 2}],
+    ],
+)
+def test_names_the_typescript_decoder_loses_stay_out_of_headers(value: Any) -> None:
+    # The TS decoder drops a field or meta key `__proto__` and trims U+FEFF.
+    text = gcx.encode(value, tool="t")
+    for line in text.split("\n"):
+        if line.startswith("GCX1"):
+            assert "__proto__" not in line and "\ufeff" not in line
+    assert gcx.decode(text) == value
+
+
+# ----------------------------------------------------------------- padding
+
+
+WIDE = "GCX1 tool=t fields=" + ",".join(f"f{i}" for i in range(1 << 16))
+
+
+@pytest.mark.parametrize("style", ["", " empty=null"])
+def test_short_rows_under_a_wide_header_cannot_make_gigabytes(style: str) -> None:
+    # Each 2-byte row would fill in 65,535 cells (2.6 MB of dict): 40 rows are
+    # 100 MB from 80 bytes. The fill-in is bounded by max_padding plus one cell
+    # per input character (here ~1.5 M cells, ~23 rows).
+    text = WIDE + style + "\n" + "1\n" * 40
+    with pytest.raises(DecodeError, match="Short rows fill in more than") as info:
+        gcx.parse(text) if not style else gcx.decode(text)
+    assert 2 < info.value.lineno < 40
+    decoder = gcx.Decoder(typed=not not style)
+    with pytest.raises(DecodeError, match="Short rows fill in more than"):
+        for start in range(0, len(text), 1 << 16):
+            decoder.feed(text[start : start + (1 << 16)])
+        decoder.close()
+
+
+def test_padding_is_counted_and_limited_as_configured() -> None:
+    text = "GCX1 tool=t fields=a,b,c,d\n1\n2\t3\n"  # 3 + 2 cells filled in, 33 characters
+    assert len(gcx.parse(text, limits=Limits(max_padding=0))[0].rows) == 2
+    # 30 more rows: 93 characters may fill in 93 cells; the first two rows take 5
+    # and each further row 3, so the 30th further row (line 33) needs 95.
+    longer = text + "4\n" * 30
+    with pytest.raises(DecodeError, match="more than 0 cells") as info:
+        gcx.parse(longer, limits=Limits(max_padding=0))
+    assert info.value.lineno == 33
+    assert len(gcx.parse(longer, limits=Limits(max_padding=2))[0].rows) == 32
+    # Typed without empty=null a missing cell is an absent key: nothing is filled in.
+    assert gcx.decode(WIDE + "\n" + "1\n" * 40)[0] == {"f0": 1}
+
+
+# ------------------------------------------------------- the reference profile
+
+
+@pytest.mark.parametrize(
+    ("value", "path"),
+    [
+        ([{"a": "#note"}], "$[0]"),  # a comment line to reference decoders
+        ({"results": [{"a": "GCX1 tool=x fields=y"}]}, "$.results[0]"),  # a header
+        (["#"], "$[0]"),
+        ([{"c\\d": 1}], "$['c\\\\d']"),  # unescaped twice: read back as `cd`
+        ([{"a,b": 1}], "$['a,b']"),  # split into two fields
+        ({"results": [{"a": 1}], "total": "1 2"}, "$.total"),  # a space splits the token
+        ([{"a b": 1}], "$['a b']"),
+        ({"results": [1, 2]}, "$.results"),  # the bench refuses rows with no object keys
+    ],
+)
+def test_reference_profile_refuses_what_reference_decoders_misread(value: Any, path: str) -> None:
+    with pytest.raises(EncodeError) as info:
+        gcx.encode(value, tool="t", profile="reference")
+    assert info.value.path == path
+
+
+def test_reference_profile_edges_only_rule_needs_no_nodes_key() -> None:
+    # The bench's edges-only rule asks for no `nodes` key at all; a `nodes`
+    # that is not a list sends the object to the generic encoder.
+    value = {"nodes": "none", "edges": [{"from": "a", "to": "b"}]}
+    text = gcx.encode(value, tool="t", profile="reference")
+    assert text.startswith("GCX1 tool=t fields=edges,nodes\n")
+    assert gcx.encode({"edges": value["edges"]}, tool="t", profile="reference").startswith(
+        "GCX1 tool=t fields=from,to rows=1\n"
+    )
+    assert reference_model.decode(text)["sections"][0]["rows"][0]["nodes"] == "none"

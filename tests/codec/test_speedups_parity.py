@@ -83,9 +83,9 @@ BAD_CALLS = [
     ("encode_table", ([{"a": 1}, {"a": {3: 4}}], ["a", "b"], [("a",), ("b",)], "h", "\n", None)),
     ("encode_table", ([{"a": 1}, ["a"]], ["a"], [("a",)], None, "\n", None)),
     ("encode_table", ([{"a": 1}], [], [], None, "\n", None)),
-    ("decode_rows", ("h\n1\t2\n#c\r\n\n3\t[x\n", 2, ["a", "b"], True, False, NONE, 99, 9)),
-    ("decode_rows", ("1\t2\t3", 0, ["a", "b"], True, False, NONE, 99, 9)),
-    ("decode_rows", ("é\n😀\t2\t3", 0, ["a", "b"], False, False, NONE, 99, 9)),
+    ("decode_rows", ("h\n1\t2\n#c\r\n\n3\t[x\n", 2, ["a", "b"], True, False, NONE, 99, 9, 99)),
+    ("decode_rows", ("1\t2\t3", 0, ["a", "b"], True, False, NONE, 99, 9, 99)),
+    ("decode_rows", ("é\n😀\t2\t3", 0, ["a", "b"], False, False, NONE, 99, 9, 99)),
     ("nest_rows", ([{"a": 1, "a.b": 2}], [("a", (), "a"), ("a.b", ("a",), "b")])),
     ("nest_rows", ([{"a": 1}, [1]], [("a", (), "a")])),
     ("encode_table", ([{"a": float("nan")}, [1]], ["a"], [("a",)], None, "\n", None)),
@@ -472,13 +472,21 @@ LINES = st.one_of(
     FLAGS,
     st.integers(5, 40),
     st.integers(0, 4),
+    st.integers(0, 6),
 )
 def test_decode_rows_agrees(
-    lines: list[str], eol: str, start: int, nfields: int, flags: Any, max_line: int, brackets: int
+    lines: list[str],
+    eol: str,
+    start: int,
+    nfields: int,
+    flags: Any,
+    max_line: int,
+    brackets: int,
+    padding: int,
 ) -> None:
     text = eol.join(lines)
     fields = [f"f{i}" for i in range(nfields)]
-    args = (text, start, fields, *flags, max_line, brackets)
+    args = (text, start, fields, *flags, max_line, brackets, padding)
     ext = outcome(_speedups.decode_rows, *args)
     assert ext == outcome(_speedups_py.decode_rows, *args)
 
