@@ -10,7 +10,7 @@ from ._gcx_model import _CONTROL, _EMPTY, _FLAT, _FLOAT, _FORM, _GO_SPACE, _IS, 
 from ._impl import decode_row, decode_rows, nest_rows, parse_cell, unescape
 from ._values import ABSENT
 from .errors import DecodeError, UnsupportedVersionError
-from .limits import DEFAULT_LIMITS, Limits, check_size, depth_exceeds
+from .limits import DEFAULT_LIMITS, Limits, check_numbers, check_size, depth_exceeds
 
 _NO_NAMES: frozenset[str] = frozenset()
 _STYLES = (_EMPTY, _FLOAT, _FLAT)
@@ -312,6 +312,8 @@ class _Lines:
         limits = self.limits
         if len(text) > limits.max_line:
             raise DecodeError.at(f"Line is longer than {limits.max_line} characters", self.doc, pos)
+        if self.typed:
+            check_numbers(text, limits, self.doc, pos)
         if text.startswith("GCX1"):
             self.header = header = _parse_header(text, self.doc, pos, limits)
             self.comments = []
@@ -393,6 +395,8 @@ def _sections(
     doc: str, typed: bool, limits: Limits = DEFAULT_LIMITS
 ) -> list[tuple[Header, list[dict[str, Any]], list[str]]]:
     check_size(doc, limits)
+    if typed:  # one linear scan, before any number is read
+        check_numbers(doc, limits)
     state = _Lines(doc, typed, limits)
     out: list[tuple[Header, list[dict[str, Any]], list[str]]] = []
     pos, size = 0, len(doc)

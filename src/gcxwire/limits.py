@@ -7,6 +7,7 @@ enough for any real tool response.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from typing import Final
@@ -32,6 +33,10 @@ class Limits:
     #: per character of input: a short row over a wide header costs memory for every
     #: field, so rows of a few bytes cannot make gigabytes.
     max_padding: int = 1 << 20
+    #: Digits in one number (typed decoding; 0: no limit). Reading an int costs
+    #: more than linear time in its digits (12.8 M digits: 54 s). Not the stdlib's
+    #: 4,300: gcxwire writes ints of any size and reads its own output back.
+    max_int_digits: int = 1 << 16
 
 
 DEFAULT_LIMITS: Final = Limits()
@@ -54,6 +59,25 @@ def depth_exceeds(text: str, limit: int) -> bool:
         elif c == "]" or c == "}":
             depth -= 1
     return False
+
+
+@functools.lru_cache(maxsize=8)
+def _digit_run(limit: int) -> re.Pattern[str]:
+    # A run of more than `limit` digits that starts a number: not after a digit
+    # (so each run is tried once and the scan stays linear), a backslash (a
+    # string cell `\123`) or a quote (a JSON string).
+    return re.compile(rf'(?<![0-9\\"])[0-9]{{{limit + 1}}}')
+
+
+def check_numbers(text: str, limits: Limits, doc: str | None = None, at: int = 0) -> None:
+    """Raise DecodeError if ``text`` (at offset ``at`` of ``doc``) holds a too long number."""
+    limit = limits.max_int_digits
+    if limit <= 0 or len(text) <= limit:
+        return
+    found = _digit_run(limit).search(text)
+    if found is not None:
+        msg = f"Number has more than {limit} digits (Limits.max_int_digits)"
+        raise DecodeError.at(msg, text if doc is None else doc, at + found.start())
 
 
 def check_size(doc: str, limits: Limits) -> None:

@@ -267,3 +267,49 @@ def test_reference_profile_edges_only_rule_needs_no_nodes_key() -> None:
         "GCX1 tool=t fields=from,to rows=1\n"
     )
     assert reference_model.decode(text)["sections"][0]["rows"][0]["nodes"] == "none"
+
+
+# ------------------------------------------------------------------ big ints
+
+
+BIG = "9" * 70_000  # past the default limit of 65,536 digits
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"GCX1 tool=t fields=a\n{BIG}\n",
+        f"GCX1 tool=t fields=a\n[1,-{BIG}]\n",
+        f"GCX1 tool=t fields=a m={BIG}\n1\n",
+    ],
+)
+def test_numbers_past_the_digit_limit_are_refused_before_they_are_read(text: str) -> None:
+    # Reading an int costs more than linear time in its digits (12.8 MB: 54 s).
+    with pytest.raises(DecodeError, match="more than 65536 digits"):
+        gcx.decode(text)
+    with pytest.raises(DecodeError, match="more than 65536 digits"):
+        gcx.Decoder().feed(text)
+    with pytest.raises(DecodeError, match="more than 10 digits"):
+        gcx.decode(text.replace(BIG, "9" * 11), limits=Limits(max_int_digits=10))
+
+
+def test_the_digit_limit_is_configurable_and_spares_strings() -> None:
+    text = "GCX1 tool=t fields=a\n" + "9" * 5000 + "\n"
+    assert gcx.decode(text) == [{"a": 10**5000 - 1}]
+    assert gcx.decode(f"GCX1 tool=t fields=a\n{BIG}\n", limits=Limits(max_int_digits=0))
+    # A string of digits is a string cell (`\999...`) or a JSON string: not a number.
+    assert gcx.decode(gcx.encode([{"a": BIG}], tool="t")) == [{"a": BIG}]
+    assert gcx.decode(f'GCX1 tool=t fields=a\n["{BIG}"]\n') == [{"a": [BIG]}]
+
+
+def test_a_huge_number_is_refused_in_linear_time() -> None:
+    def make(n: int) -> Callable[[], Any]:
+        text = "GCX1 tool=t fields=a\n" + "9" * n + "\n"
+
+        def run() -> None:
+            with pytest.raises(DecodeError):
+                gcx.decode(text)
+
+        return run
+
+    assert growth(make, 200_000) < GROWTH_BOUND
