@@ -280,7 +280,8 @@ def dumps_valid(value: Any) -> str:
 
 # orjson reads an integer outside [-2**63, 2**64) as a float; the shortest such literal is a
 # run of 19 digits (-9223372036854775809), so any text holding one goes to the stdlib.
-_LONG_DIGITS: Final = re.compile(r"[0-9]{19}")
+_DIGITS_TO_ZERO: Final = bytes.maketrans(b"123456789", b"000000000")
+_LONG_RUN: Final = b"0" * 19
 
 
 def reject_constant(name: str) -> Any:
@@ -302,7 +303,7 @@ def loads(text: str, *, scan: bool = True) -> Any:
     ``scan=False`` says the caller knows ``text`` holds no run of 19 digits (it searched the
     whole document once), so orjson may read it without a search per line.
     """
-    if not (scan and _LONG_DIGITS.search(text)):
+    if not (scan and has_long_digits(text)):
         try:
             return orjson.loads(text)
         except orjson.JSONDecodeError:
@@ -317,7 +318,10 @@ def loads(text: str, *, scan: bool = True) -> Any:
 
 def has_long_digits(text: str) -> bool:
     """Whether :func:`loads` would send ``text`` to the stdlib (for ``scan=False`` callers)."""
-    return _LONG_DIGITS.search(text) is not None
+    # every digit made "0" (a byte table), then one substring search: 10x faster than the regex
+    # [0-9]{19}, which re-scans each shorter digit run (8.6 ms on a 630 KB DCP text)
+    data = text.encode("utf-8", "surrogatepass")
+    return _LONG_RUN in data.translate(_DIGITS_TO_ZERO)
 
 
 # --- strict comparison -------------------------------------------------------------------------
