@@ -357,6 +357,14 @@ class _Lines:
             start += len(cell) + 1
 
 
+def _long_line(state: _Lines) -> int:
+    # The leaf leaves longer lines to `_Lines.line`; typed, a line longer than the
+    # digit limit may hold a number too long to read, which `line` looks for first.
+    limits = state.limits
+    digits = limits.max_int_digits
+    return min(limits.max_line, digits) if state.typed and digits > 0 else limits.max_line
+
+
 def _section_rows(state: _Lines, rows: list[dict[str, Any]], start: int) -> int:
     header, doc = state.header, state.doc
     assert header is not None
@@ -364,7 +372,7 @@ def _section_rows(state: _Lines, rows: list[dict[str, Any]], start: int) -> int:
     try:
         found, comments, stop, padded = decode_rows(
             doc, start, state.cells, state.typed, header.empty_null, header.floats,
-            limits.max_line, limits.max_depth, state.padding,
+            _long_line(state), limits.max_depth, state.padding,
         )  # fmt: skip
     except DecodeError as exc:
         raise DecodeError.at(exc.msg, doc, exc.pos) from None
@@ -395,8 +403,6 @@ def _sections(
     doc: str, typed: bool, limits: Limits = DEFAULT_LIMITS
 ) -> list[tuple[Header, list[dict[str, Any]], list[str]]]:
     check_size(doc, limits)
-    if typed:  # one linear scan, before any number is read
-        check_numbers(doc, limits)
     state = _Lines(doc, typed, limits)
     out: list[tuple[Header, list[dict[str, Any]], list[str]]] = []
     pos, size = 0, len(doc)
