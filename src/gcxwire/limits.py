@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import re
 from dataclasses import dataclass
+from itertools import accumulate
 from typing import Final
 
 from .errors import DecodeError
@@ -41,24 +42,28 @@ class Limits:
 
 DEFAULT_LIMITS: Final = Limits()
 
-# Brackets outside strings; a string is skipped whole (escapes included).
-_BRACKETS: Final = re.compile(r'"(?:[^"\\]|\\.)*"?|[\[\]{}]')
+# A JSON string, skipped whole (escapes included; an unclosed one runs to the
+# end of its valid part); and a run of characters that are no brackets.
+_STRING: Final = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"?')
+_NOT_BRACKETS: Final = re.compile(r"[^\[\]{}]+")
+# A bracket byte as a step of the depth: +1 opens, -1 closes.
+_STEP: Final = tuple(1 if c in b"[{" else -1 if c in b"]}" else 0 for c in range(256))
 
 
 def depth_exceeds(text: str, limit: int) -> bool:
-    """Whether the JSON text nests arrays/objects deeper than ``limit`` levels."""
+    """Whether the JSON text nests arrays/objects deeper than ``limit`` levels.
+
+    Brackets inside strings do not count. Linear, and with no Python code per
+    character: the strings and everything but brackets are cut out by regex,
+    and the running depth is a builtin ``accumulate`` over the brackets left.
+    """
     if len(text) <= limit:  # every level needs an opening bracket
         return False
-    depth = 0
-    for match in _BRACKETS.finditer(text):
-        c = match.group()
-        if c == "[" or c == "{":
-            depth += 1
-            if depth > limit:
-                return True
-        elif c == "]" or c == "}":
-            depth -= 1
-    return False
+    brackets = _NOT_BRACKETS.sub("", _STRING.sub("", text)).encode("ascii")
+    return (
+        len(brackets) > limit
+        and max(accumulate(map(_STEP.__getitem__, brackets)), default=0) > limit
+    )
 
 
 @functools.lru_cache(maxsize=8)

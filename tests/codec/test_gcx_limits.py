@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from gcxwire import gcx
 from gcxwire.errors import DecodeError
@@ -108,3 +110,34 @@ def test_auto_decode_limits_on_json() -> None:
     gcx_text = gcxwire.gcx.encode([{"a": "x" * 30}], tool="t")
     with pytest.raises(DecodeError, match="Line is longer"):
         gcxwire.decode(gcx_text, limits=Limits(max_line=20))
+
+
+def _depth_by_hand(text: str) -> int:
+    # The deepest nesting, one character at a time: brackets inside a string
+    # do not count, a backslash in a string takes the next character (not a
+    # line end, as the regex's `.`), an unclosed string runs to its last valid part.
+    depth = deepest = i = 0
+    while i < len(text):
+        c = text[i]
+        if c == '"':
+            i += 1
+            while i < len(text) and text[i] != '"':
+                if text[i] == "\\":
+                    if i + 1 >= len(text) or text[i + 1] == "\n":
+                        i -= 1  # the string ends before this backslash
+                        break
+                    i += 1
+                i += 1
+        elif c in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif c in "]}":
+            depth -= 1
+        i += 1
+    return deepest
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet='[]{}"\\\na,', max_size=40), st.integers(0, 6))
+def test_depth_exceeds_matches_a_character_loop(text: str, limit: int) -> None:
+    assert depth_exceeds(text, limit) == (_depth_by_hand(text) > limit)
