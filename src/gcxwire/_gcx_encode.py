@@ -426,21 +426,35 @@ def _may_prefix(rows: Sequence[dict[str, Any]], path: Path) -> bool:
     start as the first one does has none. The loops are builtins (no Python
     code per row); they stop at the first string that differs.
     """
-    values: list[Any]
-    if len(path) == 1:
-        values = list(map(dict.get, rows, repeat(path[0])))
-    else:
-        values = [_at(row, path) for row in rows]
-    kinds = set(map(type, values))
+    first = _at(rows[0], path)
+    if type(first) is str:  # the common case: the first row decides alone
+        return _could_start(first) and _all_start(rows, path, first)
+    kinds = set(map(type, _column(rows, path)))
     if str not in kinds:
         return False
     if any(k is not str and issubclass(k, str) for k in kinds):
         return True  # str subclasses are no strings here: the full scan decides
-    strings = filter(str.__instancecheck__, values)
-    first = next(strings)
-    if first.find("/", _PREFIX_MIN - 1) < 0:
-        return False
-    return all(map(str.startswith, strings, repeat(first[:_PREFIX_MIN])))
+    first = next(filter(str.__instancecheck__, _column(rows, path)))
+    return _could_start(first) and _all_start(rows, path, first)
+
+
+def _column(rows: Sequence[dict[str, Any]], path: Path) -> Iterable[Any]:
+    if len(path) == 1:
+        return map(dict.get, rows, repeat(path[0]))
+    return (_at(row, path) for row in rows)
+
+
+def _could_start(first: str) -> bool:
+    return first.find("/", _PREFIX_MIN - 1) >= 0
+
+
+def _all_start(rows: Sequence[dict[str, Any]], path: Path, first: str) -> bool:
+    # False at the first exact string that does not start as ``first`` does.
+    start = first[:_PREFIX_MIN]
+    for value in _column(rows, path):
+        if type(value) is str and not value.startswith(start):
+            return False
+    return True
 
 
 def _at(row: Any, path: Path) -> Any:
