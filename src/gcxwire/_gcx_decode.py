@@ -365,7 +365,12 @@ def _long_line(state: _Lines) -> int:
     return min(limits.max_line, digits) if state.typed and digits > 0 else limits.max_line
 
 
-def _section_rows(state: _Lines, rows: list[dict[str, Any]], start: int) -> int:
+def _section_rows(
+    state: _Lines, rows: list[dict[str, Any]], start: int
+) -> tuple[int, list[dict[str, Any]]]:
+    # Returns where reading stopped and the section's row list: the leaf's own
+    # list when the section had none yet (extending an empty list would hold
+    # two arrays of a million rows at once: 8 bytes a row of peak memory).
     header, doc = state.header, state.doc
     assert header is not None
     limits = state.limits
@@ -384,10 +389,11 @@ def _section_rows(state: _Lines, rows: list[dict[str, Any]], start: int) -> int:
                 _check_constants(row, state.constants)
         if state.typed and header.prefixes:
             _add_prefixes(found, header.prefixes)
-        if state.nest is None:
-            rows.extend(found)
-            return stop
-        rows.extend(nest_rows(found, state.nest))
+        if state.nest is not None:
+            found = nest_rows(found, state.nest)
+        if not rows:
+            return stop, found
+        rows.extend(found)
     except DecodeError:  # rare: read the lines one by one to place the error
         pos = start
         while pos < stop:
@@ -396,7 +402,7 @@ def _section_rows(state: _Lines, rows: list[dict[str, Any]], start: int) -> int:
             state.line(doc[pos:end], pos)
             pos = end + 1
         raise
-    return stop
+    return stop, rows
 
 
 def _sections(
@@ -418,7 +424,10 @@ def _sections(
         if state.header is not None:
             # The plain row lines that follow, in one leaf call; it stops at the
             # next header or a line the limits must look at, which `line` takes.
-            pos = _section_rows(state, out[-1][1], pos)
+            header, rows, comments = out[-1]
+            pos, filled = _section_rows(state, rows, pos)
+            if filled is not rows:
+                out[-1] = (header, filled, comments)
     if not out:
         raise DecodeError.at("Input holds no `GCX1` header", doc, len(doc))
     return out
