@@ -55,15 +55,22 @@ class LineReader:
     def from_stream(cls, stream: asyncio.StreamReader) -> LineReader:
         return cls(lambda: stream.read(CHUNK_SIZE))
 
+    def buffered_line(self) -> bytes | None:
+        """The next line if it is already buffered whole, without reading; else ``None``."""
+        end = self._buffer.find(b"\n", self._scanned)
+        if end < 0:
+            self._scanned = len(self._buffer)
+            return None
+        line = bytes(self._buffer[:end])
+        del self._buffer[: end + 1]
+        self._scanned = 0
+        return line
+
     async def readline(self) -> bytes | None:
         while True:
-            end = self._buffer.find(b"\n", self._scanned)
-            if end >= 0:
-                line = bytes(self._buffer[:end])
-                del self._buffer[: end + 1]
-                self._scanned = 0
+            line = self.buffered_line()
+            if line is not None:
                 return line
-            self._scanned = len(self._buffer)
             chunk = await self._source()
             if not chunk:
                 if not self._buffer:

@@ -185,6 +185,9 @@ class Upstream:
             raise RuntimeError(f"upstream {self.name!r} is not started")
         if self._cut.is_set():
             return None
+        line = self._lines.buffered_line()  # most lines: no read, no task
+        if line is not None:
+            return line
         read = asyncio.ensure_future(self._lines.readline())
         await asyncio.wait({read, self._cut_waiter}, return_when=asyncio.FIRST_COMPLETED)
         if not read.done():
