@@ -103,7 +103,7 @@ def main() -> None:
         ),
         (
             "columns (20 rows, 30 % present)",
-            "column",
+            "cell",
             [(c, wide(20, c, 0.3), 20 * c) for c in col_sizes],
         ),  # fmt: skip
         ("cell length (100 rows)", "char", [(n, long_cells(100, n), 100 * n) for n in lengths]),
