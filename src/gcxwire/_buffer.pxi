@@ -134,13 +134,15 @@ cdef bint _put_str_cell(_Buf *b, PyObject *s) except -1:
     elif (c == _MINUS or _digit(c)) and _is_number(PyUnicode_1BYTE_KIND, <void *>d, 0, n):
         _put_byte(b, _BACKSLASH)
     elif n == 4 and memcmp(d, b"true", 4) == 0:
-        _put(b, b'"true"', 6)  # a JSON string: t\rue would read as t, CR, ue
+        # The backslash goes before a letter no JSON escape uses: t\rue, \false and n\ull
+        # would read to a model as a CR, a form feed and a unicode escape.
+        _put(b, b"tru\\e", 5)
         return True
     elif n == 5 and memcmp(d, b"false", 5) == 0:
-        _put(b, b'"false"', 7)
+        _put(b, b"fals\\e", 6)
         return True
     elif n == 4 and memcmp(d, b"null", 4) == 0:
-        _put(b, b'"null"', 6)
+        _put(b, b"nul\\l", 5)
         return True
     _put_escaped(b, d, n, _ROOM and _ucompact(s))  # a compact str's data follows its header
     return True

@@ -14,13 +14,13 @@ cdef str _format_str(str s):
     if (c == _MINUS or _digit(c)) and _is_number(kind, data, 0, n):
         return u"\\" + t
     if (c == _LOWER_T or c == _LOWER_F or c == _LOWER_N) and (n == 4 or n == 5):
-        # The word as a JSON string: an escape (t\rue, n\ull) reads as a control character.
+        # The backslash before a letter no JSON escape uses (t\rue would read as t, CR, ue).
         if t == u"true":
-            return u'"true"'
+            return u"tru\\e"
         if t == u"false":
-            return u'"false"'
+            return u"fals\\e"
         if t == u"null":
-            return u'"null"'
+            return u"nul\\l"
     return t
 
 

@@ -79,13 +79,13 @@ def _format_str(s: str) -> str:
     if (c == "-" or "0" <= c <= "9") and NUMBER.fullmatch(t):
         return "\\" + t
     if c in "tfn" and len(t) in (4, 5):
-        # The word as a JSON string: an escape (t\rue, n\ull) reads as a control character.
+        # The backslash before a letter no JSON escape uses (t\rue would read as t, CR, ue).
         if t == "true":
-            return '"true"'
+            return "tru\\e"
         if t == "false":
-            return '"false"'
+            return "fals\\e"
         if t == "null":
-            return '"null"'
+            return "nul\\l"
     return t
 
 

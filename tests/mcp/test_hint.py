@@ -25,8 +25,8 @@ CASES: list[tuple[str, set[str]]] = [
     (gcx(ROWS), {"gcx", "flat"}),
     (gcx({"total": 4, "items": ROWS}), {"of", "flat"}),
     (gcx({"a": 1, "b": "x y"}), {"is=object"}),
-    (gcx([1, "2", "true", "", None]), {"is=list", "guard"}),
-    (gcx(["null", "false"]), {"is=list"}),  # JSON strings: the `gcx` line explains them
+    (gcx([1, "2", "true", "", None]), {"is=list", "guard", "words"}),
+    (gcx(["null", "false"]), {"is=list", "words"}),
     (gcx(5), {"is=value"}),
     (gcx([{"a": float(i % 3), "b": i} for i in range(4)]), {"float"}),
     (gcx({"hourly": {"time": ["T0", "T1"], "temp": [1.5, 2]}}), {"of", "form=columns"}),

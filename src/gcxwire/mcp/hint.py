@@ -60,6 +60,7 @@ MARKERS: Final[dict[str, str]] = {
         "A \\ before a cell keeps it text: \\62 is the text 62, \\-1 the text -1, \\[x the text"
         " [x; a lone \\ is an absent key."
     ),
+    "words": "tru\\e, fals\\e and nul\\l are the words true, false and null as text.",
     "dcp": (
         'DCP: the ["$S",schema,name,...] line names the columns; each array after it is one'
         " row, values in that order."
@@ -85,6 +86,7 @@ _BY_FORMAT: Final[dict[str, tuple[str, ...]]] = {
 _STYLE_KEYS: Final = {"of": "of", "float": "float", "flat": "flat"}
 # A cell that a backslash keeps as text (not an escaped TAB, LF or backslash, not a word).
 _GUARD: Final = re.compile(r"(?:^|\t)\\(?:$|\t|(?![tn\\]|false(?:\t|$)))", re.MULTILINE)
+_WORDS: Final = re.compile(r"(?:^|\t)(?:tru\\e|fals\\e|nul\\l)(?:\t|$)", re.MULTILINE)
 # The proxy's first hints opened with the format name and a colon, which no payload does.
 _OLD_OPENINGS: Final = ("GCX1: ", "DCP: ")
 
@@ -149,6 +151,8 @@ def _gcx_markers(text: str) -> Iterator[str]:
             yield "constant"
     if _GUARD.search(text):
         yield "guard"
+    if _WORDS.search(text):
+        yield "words"
 
 
 def _dcp_markers(text: str) -> Iterator[str]:
