@@ -19,13 +19,13 @@ from gcxwire import _auto
 from gcxwire._values import difference
 from gcxwire.mcp import FORMAT_ARG, read_result, reading_hint
 
+from ..node_deps import NODE_DIR, node_missing
 from ..proxy.helpers import proxy_argv
 from .conftest import FRAMEWORKS
 from .helpers import encoding, result_tokens, texts
 from .servers import data
 
 SERVERS = Path(__file__).parent / "servers"
-NODE_DIR = Path(__file__).parents[1] / "node"
 
 
 def server_argv(framework: str) -> list[str]:
@@ -65,11 +65,11 @@ def test_python_client_over_stdio(framework: str, mode: str) -> None:
 
 
 def run_ts_client(argv: list[str], calls: list[dict[str, Any]]) -> dict[str, Any]:
+    missing = node_missing()
+    if missing is not None:
+        pytest.skip(f"{missing}: the TypeScript SDK client tests need them")
     node = shutil.which("node")
-    if node is None:
-        pytest.skip("node is not installed: the TypeScript SDK client tests need it")
-    if not (NODE_DIR / "node_modules" / "@modelcontextprotocol" / "sdk").is_dir():
-        pytest.fail("the TypeScript SDK is not installed: run `npm ci --prefix tests/node`")
+    assert node is not None
     spec = {"command": argv[0], "args": argv[1:], "calls": calls}
     done = subprocess.run(
         [node, str(NODE_DIR / "mcp_client.mjs"), json.dumps(spec)],

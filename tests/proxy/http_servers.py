@@ -3,18 +3,16 @@
 from __future__ import annotations
 
 import os
-import shutil
 import socket
 import subprocess
 import sys
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from pathlib import Path
 
+from ..node_deps import NODE_DIR
 from .helpers import SERVERS
 
-NODE_DIR = Path(__file__).parent.parent / "node"
 EVERYTHING = NODE_DIR / "node_modules" / ".bin" / "mcp-server-everything"
 MEMORY = NODE_DIR / "node_modules" / ".bin" / "mcp-server-memory"
 TS_CLIENT = NODE_DIR / "mcp_client.mjs"
@@ -71,10 +69,3 @@ def everything_server() -> Iterator[str]:
     port = free_port()
     with running([str(EVERYTHING), "streamableHttp"], port, {"PORT": str(port)}) as url:
         yield url
-
-
-def node_missing() -> str | None:
-    """Why the node tests cannot run here, or ``None``."""
-    if shutil.which("node") is None:
-        return "node is not installed"
-    return None

@@ -13,7 +13,8 @@ from typing import Any
 import pytest
 from mcp import Client, StdioServerParameters
 
-from .http_servers import MEMORY, node_missing
+from ..node_deps import node_missing
+from .http_servers import MEMORY
 
 TIME_SERVER = [sys.executable, "-m", "mcp_server_time", "--local-timezone", "UTC"]
 

@@ -27,13 +27,13 @@ from gcxwire.mcp import MARKERS, is_hint
 from gcxwire.proxy.gateway_config import GatewayConfigError, load_gateway_config
 from gcxwire.proxy.http_upstream import HTTP_FAILED
 
+from ..node_deps import node_missing
 from .helpers import TABLE_SERVER, TIMEOUT, carried_value
 from .http_servers import (
     MEMORY,
     TS_CLIENT,
     everything_server,
     free_port,
-    node_missing,
     python_server,
 )
 from .servers.http_server import rows_for
