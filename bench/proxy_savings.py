@@ -18,7 +18,6 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import subprocess
 import sys
 import tempfile
 from collections.abc import Sequence
@@ -30,8 +29,9 @@ sys.path.insert(0, str(ROOT))
 
 from mcp import Client, StdioServerParameters  # noqa: E402
 
+from tests.node_deps import NODE_DIR, node_missing  # noqa: E402
 from tests.proxy.helpers import TABLE_SERVER  # noqa: E402
-from tests.proxy.http_servers import NODE_DIR, everything_server, python_server  # noqa: E402
+from tests.proxy.http_servers import everything_server, python_server  # noqa: E402
 
 BIN = NODE_DIR / "node_modules" / ".bin"
 OPTIONS = sys.argv[1:]  # proxy options for every run
@@ -180,8 +180,6 @@ async def main() -> None:
 
 
 if __name__ == "__main__":
-    if not (BIN / "mcp-server-memory").exists():
-        subprocess.run(
-            ["npm", "ci", "--prefix", str(NODE_DIR), "--no-audit", "--no-fund"], check=True
-        )
+    if (missing := node_missing()) is not None:
+        raise SystemExit(f"{missing}: the npm MCP servers need them")
     asyncio.run(main())
