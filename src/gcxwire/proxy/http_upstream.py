@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from ..errors import HttpUnavailable
-from .jsonrpc import error_response, parse_line, request_of, response_id
+from .jsonrpc import error_response, id_key, parse_line, request_of, response_id
 
 if TYPE_CHECKING:
     import httpx
@@ -195,9 +195,10 @@ class HttpUpstream:
             self._initialize = (request.id, message)
             self._version = None
         task = self._spawn(self._post_request(request.id, message, line))
-        if self._is_modern(message):
-            self._in_flight[_key(request.id)] = task
-            task.add_done_callback(lambda _: self._in_flight.pop(_key(request.id), None))
+        key = id_key(request.id)
+        if self._is_modern(message) and key is not None:  # an array or object id is never ours
+            self._in_flight[key] = task
+            task.add_done_callback(lambda _: self._in_flight.pop(key, None))
 
     def close_stdin(self) -> None:
         """Nothing to close before :meth:`stop` (a stdio server's EOF has no HTTP twin)."""
@@ -282,7 +283,8 @@ class HttpUpstream:
             return False
         params = message.get("params")
         request_id = params.get("requestId") if isinstance(params, dict) else None
-        task = self._in_flight.pop(_key(request_id), None)
+        key = id_key(request_id)
+        task = None if key is None else self._in_flight.pop(key, None)
         if task is None:
             return False
         task.cancel()
@@ -513,7 +515,9 @@ class HttpUpstream:
             if isinstance(result, dict) and isinstance(result.get("protocolVersion"), str):
                 self._version = result["protocolVersion"]
         self._lines.put_nowait(line)
-        return is_response and request_id is not None and _key(answered) == _key(request_id)
+        # Same type and value, as id_key tells ids apart; an array id is compared too.
+        same = type(answered) is type(request_id) and answered == request_id
+        return is_response and request_id is not None and same
 
     def _fail(self, request_id: Any, problem: str, status: int | None = None) -> None:
         if self._stopped.is_set():
@@ -530,10 +534,6 @@ class HttpUpstream:
 
 
 _ANSWERED = object()
-
-
-def _key(request_id: Any) -> tuple[str, Any]:
-    return (type(request_id).__name__, request_id)
 
 
 def _header_value(value: str) -> str:
