@@ -100,6 +100,23 @@ def test_stats_lists_every_format(rows_file: Path) -> None:
     assert auto_tokens < json_tokens
 
 
+BENCH_SCORECARD = Path(__file__).resolve().parents[1] / "bench" / "scorecard.py"
+
+
+def bench_scorecard(*args: str) -> subprocess.CompletedProcess[str]:
+    """The full report, bench/scorecard.py, as `gcxwire scorecard` runs it from a checkout.
+
+    Called directly: an install that is not editable (CI's) has no bench/ beside the package.
+    """
+    return subprocess.run(
+        [sys.executable, str(BENCH_SCORECARD), *args],
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=300,
+    )
+
+
 def write_cases(folder: Path) -> Path:
     group = folder / "mine"
     group.mkdir(parents=True)
@@ -112,14 +129,12 @@ def write_cases(folder: Path) -> Path:
 
 def test_scorecard_markdown_json_and_plot(tmp_path: Path) -> None:
     cases = write_cases(tmp_path / "cases")
-    markdown = gcxwire("scorecard", str(cases))
+    markdown = bench_scorecard(str(cases))
     assert markdown.returncode == 0, markdown.stderr
     assert "### mine (2 cases)" in markdown.stdout
     assert "| mine/rows |" in markdown.stdout
 
-    machine = gcxwire(
-        "scorecard", str(cases), "--format", "json", "--plot", str(tmp_path / "p.png")
-    )
+    machine = bench_scorecard(str(cases), "--format", "json", "--plot", str(tmp_path / "p.png"))
     assert machine.returncode == 0, machine.stderr
     doc = json.loads(machine.stdout)
     assert [c["id"] for c in doc["cases"]] == ["mine/rows", "mine/single"]
@@ -132,7 +147,7 @@ def test_scorecard_markdown_json_and_plot(tmp_path: Path) -> None:
 
 
 def test_scorecard_of_the_bundled_cases_reproduces_the_gortex_median() -> None:
-    result = gcxwire("scorecard", "--quiet")
+    result = bench_scorecard("--quiet")
     assert result.returncode == 0, result.stderr
     assert "**Summary (cl100k_base):** 20/20 cases. Median token savings: −27.4%." in result.stdout
 
