@@ -86,6 +86,7 @@ def test_tools_are_merged_prefixed_and_routed(tmp_path: Path, mode: str) -> None
     asyncio.run(scenario())
 
 
+@pytest.mark.slow  # a few seconds of real servers; the default tier stays under 5 minutes
 def test_each_server_has_its_own_schema_lifecycle(tmp_path: Path) -> None:
     async def scenario() -> None:
         params = gateway(gateway_file(tmp_path), "--format", "dcp", "--confirm-after", "10")
@@ -134,6 +135,7 @@ def test_colliding_server_requests_are_remapped(tmp_path: Path) -> None:
     asyncio.run(scenario())
 
 
+@pytest.mark.slow  # a few seconds of real servers; the default tier stays under 5 minutes
 @pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
 def test_a_crash_leaves_the_others_serving_and_restart_brings_it_back(
     tmp_path: Path, mode: str

@@ -142,6 +142,7 @@ def test_crash_answers_every_request_in_flight_and_exits_with_its_status() -> No
     run(scenario())
 
 
+@pytest.mark.slow  # a few seconds of real servers; the default tier stays under 5 minutes
 def test_client_eof_stops_a_server_that_ignores_eof_and_sigterm() -> None:
     async def scenario() -> None:
         async with RawProxy([*LINE_SERVER, "--ignore-term"]) as proxy:

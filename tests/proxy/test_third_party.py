@@ -110,6 +110,7 @@ def git_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return repo
 
 
+@pytest.mark.slow  # a few seconds of real servers; the default tier stays under 5 minutes
 def test_mcp_server_git_reads_the_same_through_the_proxy(git_repo: Path) -> None:
     path = str(git_repo)
     calls: list[tuple[str, dict[str, Any]]] = [
