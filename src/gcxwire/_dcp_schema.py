@@ -255,16 +255,20 @@ class DcpSchema:
             out["mapping"] = self.mapping_def()
         return out
 
-    def to_entry(self) -> dict[str, Any]:
-        """This schema as one row of :data:`REGISTRY_SCHEMA`: id, description, fields, types,
-        paths (dot paths, as in the mapping file) and nestSchemas (sub-schemas as entries)."""
+    def to_entry(self, status: str = "") -> dict[str, Any]:
+        """This schema as one row of :data:`REGISTRY_SCHEMA`: id, version, status, description,
+        fields, types, paths (dot paths, as in the mapping file) and nestSchemas (sub-schemas as
+        entries). ``status`` is the schema's lifecycle state where it has one (the proxy's
+        ``provisional``, ``confirmed``, ``preset``...), else empty; sub-schemas share it."""
         return {
             "id": self.id,
+            "version": self.version,
+            "status": status,
             "description": self.description,
             "fields": list(self.fields),
             "types": {name: dict(self.types[name]) for name in self.fields if name in self.types},
             "paths": self.mapping_def()["paths"],
-            "nestSchemas": {name: sub.to_entry() for name, sub in self.nest.items()},
+            "nestSchemas": {name: sub.to_entry(status) for name, sub in self.nest.items()},
         }
 
     @classmethod
@@ -458,9 +462,11 @@ def _read_json(path: str) -> Any:
 #: registry is one DCP table an agent can read with the header alone.
 REGISTRY_SCHEMA = DcpSchema(
     id="dcp-schemas:v1",
-    fields=("id", "description", "fields", "types", "paths", "nestSchemas"),
+    fields=("id", "version", "status", "description", "fields", "types", "paths", "nestSchemas"),
     types={
         "id": {"type": "string", "description": "domain:vN"},
+        "version": {"type": "number", "description": "N of the id"},
+        "status": {"type": "string", "description": "lifecycle state, empty outside one"},
         "description": {"type": "string"},
         "fields": {"type": "string", "description": "the positional field names, in order"},
         "types": {"type": "string", "description": "field -> {type, enum?, min?, max?}"},

@@ -357,7 +357,9 @@ def test_a_registry_is_one_dcp_table_that_decodes_back_exactly(dialect: Any) -> 
     text = dcp.encode(entries, dcp.REGISTRY_SCHEMA, dialect=dialect)
     header = json.loads(text.splitlines()[0])
     assert header[:2] == ["$S", "dcp-schemas:v1"]
-    assert header[-6:] == ["id", "description", "fields", "types", "paths", "nestSchemas"]
+    assert header[-8:] == [
+        "id", "version", "status", "description", "fields", "types", "paths", "nestSchemas"
+    ]
     assert len(text.splitlines()) == 1 + len(registry)
     back = dcp.decode(text, schema=dcp.REGISTRY_SCHEMA)
     assert difference(entries, back) is None
@@ -366,3 +368,12 @@ def test_a_registry_is_one_dcp_table_that_decodes_back_exactly(dialect: Any) -> 
     assert all(again.get(s.id) == s for s in registry)
     # and without the fixed schema, the lossless inference carries it too
     assert difference(entries, dcp.decode(dcp.encode(entries))) is None
+
+
+def test_a_registry_entry_carries_version_and_status_down_to_its_sub_schemas() -> None:
+    teams = [{"id": 1, "teams": [{"name": "core", "members": [{"login": "ann"}]}]}]
+    entry = infer_schema(teams, domain="users", version=3).to_entry("confirmed")
+    assert (entry["id"], entry["version"], entry["status"]) == ("users:v3", 3, "confirmed")
+    (sub,) = entry["nestSchemas"].values()
+    assert (sub["id"], sub["version"], sub["status"]) == ("users.teams:v3", 3, "confirmed")
+    assert SchemaRegistry().entries() == [] and _golden_registry().entries()[0]["status"] == ""
