@@ -542,9 +542,15 @@ def _build(
             obj.update((k, v) for k, v in _typed_meta(header, doc, limits) if k is not None)
             _merge(obj, rows[0])
             continue
+        path = _of_path(name)
+        # Each key of the path is one object level, each dot of a group one more.
+        deepest = max((g.count(".") + 1 for g in header.flat), default=0)
+        if len(path) + deepest > limits.max_depth:
+            msg = f"An `of=` path nests deeper than {limits.max_depth} levels"
+            raise DecodeError(msg, doc)
         for key, value in _typed_meta(header, doc, limits):
             if key is None:
-                _put(obj, _of_path(name), _section_value(header, rows, doc), doc)
+                _put(obj, path, _section_value(header, rows, doc), doc)
             else:
                 obj[key] = value
     return obj

@@ -105,6 +105,22 @@ def test_max_depth_holds_for_dotted_names() -> None:
     assert gcx.decode(f"GCX1 tool=t fields={short}.x flat={short}\n1\n", limits=SHALLOW)
 
 
+def test_max_depth_holds_for_of_paths() -> None:
+    path = ".".join("k" * 20)
+    with pytest.raises(DecodeError, match="nests deeper than 10 levels"):
+        gcx.decode(f"GCX1 tool=t fields=a of={path}\n1\n", limits=SHALLOW)
+    short = ".".join("k" * 10)
+    value = gcx.decode(f"GCX1 tool=t fields=a of={short}\n1\n", limits=SHALLOW)
+    for _ in range(10):
+        value = value["k"]
+    assert value == [{"a": 1}]
+    # A path and the groups of its rows nest together: 6 keys and 5 levels of groups.
+    group = ".".join("g" * 5)
+    text = f"GCX1 tool=t fields={group}.x flat={group} of={'.'.join('k' * 6)}\n1\n"
+    with pytest.raises(DecodeError, match="nests deeper than 10 levels"):
+        gcx.decode(text, limits=SHALLOW)
+
+
 def test_a_constant_column_is_refused_before_its_literal_is_read() -> None:
     with pytest.raises(DecodeError, match="is not a scalar"):
         gcx.decode(f"GCX1 tool=t fields=a={DEEP},b\n\t1\n", limits=SHALLOW)
