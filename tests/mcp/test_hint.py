@@ -3,9 +3,12 @@ and no hint can be mistaken for a payload."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import gcxwire
 from gcxwire import _auto, _gcx_model, dcp
@@ -118,3 +121,24 @@ def test_is_hint_knows_the_proxys_old_one_line_hints_and_no_payload() -> None:
     assert all(is_hint(old) for old in OLD_PROXY_HINTS)
     payloads: list[Any] = [p for p, _ in CASES] + ['{"a":1}', "GCX1 tool=t fields=a\n1"]
     assert not any(is_hint(p) for p in payloads)
+
+
+# The markers' first regexes, one each, tried at every character: the oracle.
+_GUARD_REGEX = re.compile(r"(?:^|\t)\\(?:$|\t|(?![tn\\]|false(?:\t|$)))", re.MULTILINE)
+_WORDS_REGEX = re.compile(r"(?:^|\t)(?:tru\\e|fals\\e|nul\\l)(?:\t|$)", re.MULTILINE)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="\\\t\ntruefalsnx", max_size=40))
+def test_guard_and_words_are_found_where_the_cell_regexes_find_them(rows: str) -> None:
+    text = "GCX1 tool=t fields=a\n" + rows
+    markers = hint_markers(text)
+    assert ("guard" in markers) == bool(_GUARD_REGEX.search(text))
+    assert ("words" in markers) == bool(_WORDS_REGEX.search(text))
+
+
+@pytest.mark.parametrize("before", ["\n", "\nx\r"])
+def test_a_later_section_header_still_adds_its_markers(before: str) -> None:
+    first = "GCX1 tool=t fields=a\n1"
+    later = first + before + "GCX1 tool=t fields=b of=x\n1"
+    assert "of" not in hint_markers(first) and "of" in hint_markers(later)

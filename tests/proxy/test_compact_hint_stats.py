@@ -4,16 +4,19 @@ and the stats measure against both the text as sent and compact JSON."""
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import orjson
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from gcxwire import _auto, tokens
 from gcxwire.mcp import HINT_OPENING, MARKERS, is_hint, reading_hint
 from gcxwire.proxy.cli import build_interceptor
 from gcxwire.proxy.interceptor import ResponseInterceptor, instructions_hint
-from gcxwire.proxy.jsonrpc import PendingRequest, numbers_survive
+from gcxwire.proxy.jsonrpc import PendingRequest, _suspect, numbers_survive
 from gcxwire.proxy.options import parse_options
 from gcxwire.proxy.stats import ProxyStats
 
@@ -244,3 +247,22 @@ def test_a_confirmed_schema_keeps_the_tool_id_when_a_nested_object_was_always_nu
         if i >= 2:  # the documented loss: an object whose members were all null reads absent
             assert _auto.decode(text) == [{"id": r["id"], "name": r["name"]} for r in data]
     assert ids == ["t:v1", "t:v1", "t:v2", "t:v2"]
+
+
+# The one regex the pre-check was: each part of it is a way a literal can change.
+_SUSPECT_REGEX = re.compile(rb"[0-9][eE]|-0(?![.0-9])|\.[0-9]*[0-9]0(?![0-9])|[0-9]{16}|[0-9.]{17}")
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.binary(max_size=60).map(lambda raw: bytes(b"0123456789.eE-+ ,x"[b % 18] for b in raw)))
+def test_the_number_pre_check_flags_what_the_one_regex_flags(text: bytes) -> None:
+    assert _suspect(text) == (_SUSPECT_REGEX.search(text) is not None)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [b"1e5", b"x9E", b"-0", b"-0,", b"[1.50]", b"0.10", b"1234567890123456", b"1.34567890123456.7"],
+)
+def test_each_part_of_the_number_pre_check_flags_its_literal(text: bytes) -> None:
+    assert _suspect(text) and _suspect(b'{"a": ' + text + b"}")
+    assert not _suspect(b'{"a": 1.5, "b": [10, -1, 0.25]}')

@@ -183,7 +183,25 @@ def batch_refusal(batch: list[Any]) -> bytes | None:
 # Number literals a parse and re-write may change: exponents, -0, trailing zeros
 # in a fraction, 16 digits or more (a float of up to 15 reads back as written).
 # Digits inside strings match too; that only sends the text to the exact check.
-_SUSPECT = re.compile(rb"[0-9][eE]|-0(?![.0-9])|\.[0-9]*[0-9]0(?![0-9])|[0-9]{16}|[0-9.]{17}")
+# As one regex that is [0-9][eE]|-0(?![.0-9])|\.[0-9]*[0-9]0(?![0-9])|[0-9]{16}|[0-9.]{17},
+# but the parts that start at a digit are tried at every digit (34 ms on a 700 KB
+# table): they are substring searches here, in the text with every digit written 0
+# and E written e (and, for the last, every dot a 0 too). The parts that start with
+# "-" or "." stay regexes, one each (as alternatives they are tried at both bytes).
+_DIGITS = bytes.maketrans(b"123456789E", b"000000000e")
+_DIGITS_DOTS = bytes.maketrans(b"123456789.", b"0000000000")
+_MINUS_ZERO = re.compile(rb"-0(?![.0-9])")
+_TRAILING_ZERO = re.compile(rb"\.[0-9]*[0-9]0(?![0-9])")
+
+
+def _suspect(text: bytes) -> bool:
+    """Whether ``text`` may hold a number literal that a parse and re-write change."""
+    if _MINUS_ZERO.search(text) or _TRAILING_ZERO.search(text):
+        return True
+    zeros = text.translate(_DIGITS)
+    if b"0e" in zeros or b"0" * 16 in zeros:
+        return True
+    return b"0" * 17 in text.translate(_DIGITS_DOTS)
 
 
 def numbers_survive(text: bytes, *, long_ints: bool = False) -> bool:
@@ -192,7 +210,7 @@ def numbers_survive(text: bytes, *, long_ints: bool = False) -> bool:
     ``123456789012345678901234567890.5`` do not). Ints past 64 bits survive
     only with ``long_ints`` (a parser that keeps them, not orjson). ``False``
     for text that is not JSON."""
-    if not _SUSPECT.search(text):
+    if not _suspect(text):
         return True
     try:
         value = loads_exact(text)
