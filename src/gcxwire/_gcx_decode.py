@@ -357,14 +357,6 @@ class _Lines:
             start += len(cell) + 1
 
 
-def _long_line(state: _Lines) -> int:
-    # The leaf leaves longer lines to `_Lines.line`; typed, a line longer than the
-    # digit limit may hold a number too long to read, which `line` looks for first.
-    limits = state.limits
-    digits = limits.max_int_digits
-    return min(limits.max_line, digits) if state.typed and digits > 0 else limits.max_line
-
-
 def _section_rows(
     state: _Lines, rows: list[dict[str, Any]], start: int
 ) -> tuple[int, list[dict[str, Any]]]:
@@ -377,7 +369,7 @@ def _section_rows(
     try:
         found, comments, stop, padded = decode_rows(
             doc, start, state.cells, state.typed, header.empty_null, header.floats,
-            _long_line(state), limits.max_depth, state.padding,
+            limits.max_line, limits.max_depth, limits.max_int_digits, state.padding,
         )  # fmt: skip
     except DecodeError as exc:
         raise DecodeError.at(exc.msg, doc, exc.pos) from None

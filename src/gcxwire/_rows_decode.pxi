@@ -1,13 +1,82 @@
+cdef bint _long_number(int kind, void *data, Py_ssize_t a, Py_ssize_t b, Py_ssize_t limit):
+    # Whether data[a:b] holds a run of more than limit digits not after a backslash
+    # or a quote (limits.long_number). Only every (limit+1)-th character is looked
+    # at until one is a digit: a run that long covers one of them.
+    cdef Py_ssize_t i = a, s, e
+    cdef Py_UCS4 c
+    while i + limit < b:  # data[i - 1], when i > a, is no digit
+        if not _digit(PyUnicode_READ(kind, data, i + limit)):
+            i += limit + 1
+            continue
+        s = i + limit
+        while s > i and _digit(PyUnicode_READ(kind, data, s - 1)):
+            s -= 1
+        e = i + limit + 1
+        while e < b and _digit(PyUnicode_READ(kind, data, e)):
+            e += 1
+        if e - s > limit:
+            c = PyUnicode_READ(kind, data, s - 1) if s > a else 0
+            if c != _BACKSLASH and c != _QUOTE:
+                return True
+        i = e + 1
+    return False
+
+
+cdef bint _deep_cell(int kind, void *data, Py_ssize_t a, Py_ssize_t b, Py_ssize_t limit):
+    # Whether a cell of the row data[a:b] that starts with [ or { nests deeper than
+    # limit once unescaped: limits.depth_exceeds(unescape(cell)) for each such cell,
+    # read in one pass, strings skipped as that function's regex skips them.
+    cdef Py_ssize_t i = a, cb, depth
+    cdef Py_UCS4 c
+    cdef bint in_string, after_backslash
+    while i <= b:
+        cb = _find_tab(kind, data, i, b)
+        c = PyUnicode_READ(kind, data, i) if i < cb else 0
+        if c == _LBRACKET or c == _LBRACE:
+            depth = 0
+            in_string = after_backslash = False
+            while i < cb:
+                c = PyUnicode_READ(kind, data, i)
+                i += 1
+                if c == _BACKSLASH and i < cb:  # the cell's escape: \t, \n, \x
+                    c = PyUnicode_READ(kind, data, i)
+                    i += 1
+                    if c == _LOWER_T:
+                        c = _TAB
+                    elif c == _LOWER_N:
+                        c = _LF
+                if in_string:
+                    if after_backslash:  # a backslash before LF ends the string there
+                        after_backslash = False
+                        if c == _LF:
+                            in_string = False
+                    elif c == _BACKSLASH:
+                        after_backslash = True
+                    elif c == _QUOTE:
+                        in_string = False
+                elif c == _QUOTE:
+                    in_string = True
+                elif c == _LBRACKET or c == _LBRACE:
+                    depth += 1
+                    if depth > limit:
+                        return True
+                elif c == _RBRACKET or c == _RBRACE:
+                    depth -= 1
+        i = cb + 1
+    return False
+
+
 def decode_rows(
     str text, Py_ssize_t start, fields, bint typed, bint empty_null, frozenset floats,
-    Py_ssize_t max_line, Py_ssize_t max_brackets, Py_ssize_t max_padding, /,
+    Py_ssize_t max_line, Py_ssize_t max_depth, Py_ssize_t max_digits, Py_ssize_t max_padding, /,
 ):
     """Read the row and comment lines of a section from ``text[start:]``.
 
     Returns ``(rows, comments, stop, padded)``: ``stop`` is where reading stopped,
     at the start of a line it leaves to the caller (a ``GCX1`` header, a line
-    longer than ``max_line``, typed, one holding more than ``max_brackets`` of
-    ``[`` and ``{``, or a short row whose padding would take the cells filled in
+    longer than ``max_line``, typed, one holding a number of more than
+    ``max_digits`` digits (0: no limit) or a JSON literal cell nesting deeper
+    than ``max_depth``, or a short row whose padding would take the cells filled in
     past ``max_padding``) or at ``len(text)``; ``padded`` counts the cells filled
     in for short rows (untyped, or under ``empty_null``). A CR before LF is
     dropped, blank lines are skipped, comment text is kept without its ``#``.
@@ -36,7 +105,10 @@ def decode_rows(
             if stop > pos and PyUnicode_READ(kind, data, stop - 1) == _CR:
                 stop -= 1  # CRLF input, as Go's line reader takes it
             if stop > pos:
-                if stop - pos > max_line:
+                if stop - pos > max_line or (
+                    typed and 0 < max_digits < stop - pos
+                    and _long_number(kind, data, pos, stop, max_digits)
+                ):
                     return rows, comments, pos, max_padding - left
                 c = PyUnicode_READ(kind, data, pos)
                 if (
@@ -49,7 +121,7 @@ def decode_rows(
                 if c == _HASH:  # #
                     comments.append(PyUnicode_Substring(text, pos + 1, stop))
                 else:
-                    if typed and stop - pos > max_brackets:  # a shorter line cannot hold more
+                    if typed and stop - pos > max_depth:  # a shorter line cannot nest deeper
                         brackets = 0
                         if kind == PyUnicode_1BYTE_KIND:
                             brackets = _count_byte(<Py_UCS1 *>data + pos, stop - pos, _LBRACKET)
@@ -59,7 +131,7 @@ def decode_rows(
                                 c = PyUnicode_READ(kind, data, i)
                                 if c == _LBRACKET or c == _LBRACE:
                                     brackets += 1
-                        if brackets > max_brackets:
+                        if brackets > max_depth and _deep_cell(kind, data, pos, stop, max_depth):
                             return rows, comments, pos, max_padding - left
                     row = _read_row(
                         text, kind, data, pos, stop, fs, typed, empty_null, floats, pos, ends,

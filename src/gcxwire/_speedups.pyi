@@ -22,7 +22,8 @@ def decode_rows(
     empty_null: bool,
     floats: frozenset[str],
     max_line: int,
-    max_brackets: int,
+    max_depth: int,
+    max_digits: int,
     max_padding: int,
     /,
 ) -> tuple[list[dict[str, Any]], list[str], int, int]: ...

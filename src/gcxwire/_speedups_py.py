@@ -22,6 +22,7 @@ from ._values import ABSENT, NUMBER, int_to_str, path_join, str_to_int
 from ._values import dumps as dumps_cell
 from ._values import loads as loads_cell
 from .errors import DecodeError, EncodeError, EncodeTypeError, EncodeValueError
+from .limits import depth_exceeds, long_number
 
 __all__ = [
     "escape",
@@ -334,7 +335,8 @@ def decode_rows(
     empty_null: bool,
     floats: frozenset[str],
     max_line: int,
-    max_brackets: int,
+    max_depth: int,
+    max_digits: int,
     max_padding: int,
     /,
 ) -> tuple[list[dict[str, Any]], list[str], int, int]:
@@ -342,8 +344,9 @@ def decode_rows(
 
     Returns ``(rows, comments, stop, padded)``: ``stop`` is where reading stopped,
     at the start of a line it leaves to the caller (a ``GCX1`` header, a line
-    longer than ``max_line``, typed, one holding more than ``max_brackets`` of
-    ``[`` and ``{``, or a short row whose padding would take the cells filled in
+    longer than ``max_line``, typed, one holding a number of more than
+    ``max_digits`` digits (0: no limit) or a JSON literal cell nesting deeper
+    than ``max_depth``, or a short row whose padding would take the cells filled in
     past ``max_padding``) or at ``len(text)``; ``padded`` counts the cells filled
     in for short rows (untyped, or under ``empty_null``). A CR before LF is
     dropped, blank lines are skipped, comment text is kept without its ``#``.
@@ -364,12 +367,16 @@ def decode_rows(
         if line.endswith("\r"):  # CRLF input, as Go's line reader takes it
             line = line[:-1]
         if line:
-            if len(line) > max_line or line.startswith("GCX1"):
+            if (
+                len(line) > max_line
+                or (typed and long_number(line, max_digits) >= 0)
+                or line.startswith("GCX1")
+            ):
                 return rows, comments, pos, padded
             if line[0] == "#":
                 comments.append(line[1:])
             else:
-                if typed and line.count("[") + line.count("{") > max_brackets:
+                if typed and _deep_cell(line, max_depth):
                     return rows, comments, pos, padded
                 if pads:
                     short = width - line.count("\t") - 1
@@ -383,6 +390,13 @@ def decode_rows(
                     raise DecodeError(exc.msg, pos=pos + exc.pos) from None
         pos = end + 1
     return rows, comments, n, padded
+
+
+def _deep_cell(line: str, limit: int) -> bool:
+    # A JSON literal cell nesting deeper than limit; only a line with more brackets can hold one.
+    if line.count("[") + line.count("{") <= limit:
+        return False
+    return any(c[:1] in ("[", "{") and depth_exceeds(unescape(c), limit) for c in line.split("\t"))
 
 
 def shared_keys(rows: Iterable[Any], /) -> tuple[str, ...] | None:

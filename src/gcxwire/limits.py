@@ -74,15 +74,21 @@ def _digit_run(limit: int) -> re.Pattern[str]:
     return re.compile(rf'(?<![0-9\\"])[0-9]{{{limit + 1}}}')
 
 
+def long_number(text: str, limit: int) -> int:
+    """Where ``text`` holds a number of more than ``limit`` digits (0: no limit), or -1."""
+    if limit <= 0 or len(text) <= limit:
+        return -1
+    found = _digit_run(limit).search(text)
+    return -1 if found is None else found.start()
+
+
 def check_numbers(text: str, limits: Limits, doc: str | None = None, at: int = 0) -> None:
     """Raise DecodeError if ``text`` (at offset ``at`` of ``doc``) holds a too long number."""
     limit = limits.max_int_digits
-    if limit <= 0 or len(text) <= limit:
-        return
-    found = _digit_run(limit).search(text)
-    if found is not None:
+    found = long_number(text, limit)
+    if found >= 0:
         msg = f"Number has more than {limit} digits (Limits.max_int_digits)"
-        raise DecodeError.at(msg, text if doc is None else doc, at + found.start())
+        raise DecodeError.at(msg, text if doc is None else doc, at + found)
 
 
 def check_size(doc: str, limits: Limits) -> None:

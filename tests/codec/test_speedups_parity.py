@@ -83,9 +83,9 @@ BAD_CALLS = [
     ("encode_table", ([{"a": 1}, {"a": {3: 4}}], ["a", "b"], [("a",), ("b",)], "h", "\n", None)),
     ("encode_table", ([{"a": 1}, ["a"]], ["a"], [("a",)], None, "\n", None)),
     ("encode_table", ([{"a": 1}], [], [], None, "\n", None)),
-    ("decode_rows", ("h\n1\t2\n#c\r\n\n3\t[x\n", 2, ["a", "b"], True, False, NONE, 99, 9, 99)),
-    ("decode_rows", ("1\t2\t3", 0, ["a", "b"], True, False, NONE, 99, 9, 99)),
-    ("decode_rows", ("é\n😀\t2\t3", 0, ["a", "b"], False, False, NONE, 99, 9, 99)),
+    ("decode_rows", ("h\n1\t2\n#c\r\n\n3\t[x\n", 2, ["a", "b"], True, False, NONE, 99, 9, 5, 99)),
+    ("decode_rows", ("1\t2\t3", 0, ["a", "b"], True, False, NONE, 99, 9, 5, 99)),
+    ("decode_rows", ("é\n😀\t2\t3", 0, ["a", "b"], False, False, NONE, 99, 9, 5, 99)),
     ("nest_rows", ([{"a": 1, "a.b": 2}], [("a", (), "a"), ("a.b", ("a",), "b")])),
     ("nest_rows", ([{"a": 1}, [1]], [("a", (), "a")])),
     ("encode_table", ([{"a": float("nan")}, [1]], ["a"], [("a",)], None, "\n", None)),
@@ -456,10 +456,13 @@ def test_nest_rows_agrees(rows: list[dict[str, Any]], plan: Any) -> None:
     assert ext == outcome(_speedups_py.nest_rows, copy.deepcopy(rows), plan)
 
 
-# Section bodies: rows, comments, blanks, CRLF, headers, long and bracket-heavy lines.
+# Section bodies: rows, comments, blanks, CRLF, headers, long, bracket-heavy and
+# digit-heavy lines; literal cells with strings, JSON and GCX1 escapes in them.
+DEEP = st.text(st.sampled_from('[]{}"\\nt0x'), max_size=12).map(lambda s: "[" + s)
 LINES = st.one_of(
-    st.lists(TEXT, min_size=1, max_size=4).map("\t".join),
+    st.lists(st.one_of(TEXT, DEEP), min_size=1, max_size=4).map("\t".join),
     st.sampled_from(["", "#note", "#", "\r", "GCX1 tool=t fields=a", "[[[{", "x" * 30]),
+    st.sampled_from(["1234567", "#123456", '[\\"1234567]', "[[[[[[[0]]]]]]]", '["[[[[[["]']),
 )
 
 
@@ -473,6 +476,7 @@ LINES = st.one_of(
     st.integers(5, 40),
     st.integers(0, 4),
     st.integers(0, 6),
+    st.integers(0, 6),
 )
 def test_decode_rows_agrees(
     lines: list[str],
@@ -481,12 +485,13 @@ def test_decode_rows_agrees(
     nfields: int,
     flags: Any,
     max_line: int,
-    brackets: int,
+    depth: int,
+    digits: int,
     padding: int,
 ) -> None:
     text = eol.join(lines)
     fields = [f"f{i}" for i in range(nfields)]
-    args = (text, start, fields, *flags, max_line, brackets, padding)
+    args = (text, start, fields, *flags, max_line, depth, digits, padding)
     ext = outcome(_speedups.decode_rows, *args)
     assert ext == outcome(_speedups_py.decode_rows, *args)
 
