@@ -14,13 +14,14 @@ from typing import Any
 
 from .. import _auto, tokens
 from .._auto import Format
-from .._values import difference, loads, same
+from .._values import difference, dumps_valid, loads, same
 from .lifecycle import SchemaVersion
 from .tabular import Table
 
 __all__ = [
     "DcpCodec",
     "Format",
+    "compact",
     "count_tokens",
     "decode",
     "detect",
@@ -59,6 +60,13 @@ def stats_tokens(text: str) -> tuple[int, bool]:
 encode = _auto.encode
 decode = _auto.decode
 detect = _auto.detect
+
+
+def compact(value: Any) -> str:
+    """Compact JSON of a value parsed from JSON text (``loads``): orjson writes
+    it as it is, with no walk to check it first (``encode(format="json")``
+    walks it: 6 ms for 5,000 rows); ints past 64 bits take the exact writer."""
+    return dumps_valid(value)
 
 
 def optional_codec(name: str) -> ModuleType | None:

@@ -364,7 +364,11 @@ class ResponseInterceptor:
         """``gcxwire.encode``'s encoding in ``fmt``, if it reads back exactly
         (``auto`` checks that itself; compact JSON needs no check)."""
         try:
-            text = codecs.encode(value, tool=tool, format=fmt)
+            text = (
+                codecs.compact(value)
+                if fmt == "json"
+                else codecs.encode(value, tool=tool, format=fmt)
+            )
         except GcxwireError as exc:  # this format cannot carry the value
             log.debug("%s cannot encode a result of %s: %s", fmt, tool, exc)
             return None
@@ -401,8 +405,8 @@ class ResponseInterceptor:
 def _compact_baseline(texts: list[str], value: Any) -> str:
     """What the server would have sent as compact JSON: each block compacted."""
     if len(texts) == 1:
-        return codecs.encode(value, tool="", format="json")
-    return "".join(codecs.encode(item, tool="", format="json") for item in value)
+        return codecs.compact(value)
+    return "".join(codecs.compact(item) for item in value)
 
 
 def _all_texts(result: JsonObject) -> list[str]:

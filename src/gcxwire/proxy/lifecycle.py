@@ -74,7 +74,10 @@ def field_kinds(row: Row, prefix: str = "") -> Iterator[tuple[str, str]]:
             yield from field_kinds(value, path + ".")
 
 
-def shapes(rows: Sequence[Row]) -> list[tuple[Row, int, list[tuple[str, str]]]]:
+Shapes = list[tuple[Row, int, list[tuple[str, str]]]]
+
+
+def shapes(rows: Sequence[Row]) -> Shapes:
     """The rows grouped by shape, in order of first appearance: ``(first row,
     rows of that shape, its field_kinds)``. Rows with the same keys in the same
     order and the same value types have the same field kinds, so a table's
@@ -112,10 +115,12 @@ class SchemaValidator:
         self._non_null: dict[str, int] = {}  # rows where the path had a value
         self._seen_once = False
 
-    def observe(self, rows: Sequence[Row]) -> Event:
-        if self._seen_once and self._drifts(rows):
+    def observe(self, rows: Sequence[Row], shaped: Shapes | None = None) -> Event:
+        """``shaped``: ``shapes(rows)``, when the caller has it already."""
+        shaped = shapes(rows) if shaped is None else shaped
+        if self._seen_once and self._drifts(shaped):
             return Event.DRIFT
-        self._count(rows)
+        self._count(len(rows), shaped)
         if not self.promoted and self.samples >= self.confirm_after:
             self.promoted = True
             return Event.PROMOTE
@@ -142,8 +147,8 @@ class SchemaValidator:
             and not _under_any(path, self._kinds, self._non_null)
         ]
 
-    def _drifts(self, rows: Sequence[Row]) -> bool:
-        for _, _, kinds in shapes(rows):
+    def _drifts(self, shaped: Shapes) -> bool:
+        for _, _, kinds in shaped:
             for path, kind in kinds:
                 known = self._kinds.get(path)
                 if known is None:
@@ -152,22 +157,26 @@ class SchemaValidator:
                     return True  # a type change
         return False
 
-    def _count(self, rows: Sequence[Row]) -> None:
+    def _count(self, rows: int, shaped: Shapes) -> None:
         self._seen_once = True
-        self.samples += len(rows)
-        for _, count, fields in shapes(rows):
+        self.samples += rows
+        for _, count, fields in shaped:
             for path, kind in fields:
                 kinds = self._kinds.setdefault(path, set())
                 if kind != "null":
                     kinds.add(kind)
                     self._non_null[path] = self._non_null.get(path, 0) + count
 
-    def null_to_value(self, rows: Sequence[Row], paths: Sequence[str]) -> bool:
+    def null_to_value(
+        self, rows: Sequence[Row], paths: Sequence[str], shaped: Shapes | None = None
+    ) -> bool:
         """Whether any of ``paths`` (fields left out as always null) has a value now."""
+        if not paths:
+            return False
         dropped = set(paths)
         return any(
             kind != "null" and path in dropped
-            for _, _, kinds in shapes(rows)
+            for _, _, kinds in (shapes(rows) if shaped is None else shaped)
             for path, kind in kinds
         )
 
@@ -207,8 +216,8 @@ class _ToolEntry:
     exemplars: list[Row] = field(default_factory=list)
     seen: set[str] = field(default_factory=set)
 
-    def keep(self, rows: Sequence[Row]) -> None:
-        for row, _, kinds in shapes(rows):  # a shape's later rows add no field
+    def keep(self, rows: Sequence[Row], shaped: Shapes) -> None:
+        for row, _, kinds in shaped:  # a shape's later rows add no field
             paths = {path for path, _ in kinds}
             if not paths <= self.seen:
                 self.exemplars.append(row)
@@ -258,23 +267,26 @@ class SchemaLifecycle:
         if preset is not None:  # a preset is the user's choice: used as it is
             return preset
         entry = self._entries.get(tool)
+        shaped = shapes(rows)  # walked once for every step below
         if entry is None:
             entry = self._new_entry(tool, rows, version=1)
             used = entry.current
-            self._remember(tool, entry, rows)
+            self._remember(tool, entry, rows, shaped)
             return used
         self._entries.move_to_end(tool)
-        event = entry.validator.observe(rows)
-        if event is Event.SAMPLED and entry.validator.null_to_value(rows, entry.current.dropped):
+        event = entry.validator.observe(rows, shaped)
+        if event is Event.SAMPLED and entry.validator.null_to_value(
+            rows, entry.current.dropped, shaped
+        ):
             event = Event.DRIFT
         if event is Event.DRIFT:
             version = entry.current.version + 1
             entry = self._new_entry(tool, rows, version=version)
             used = entry.current
-            self._remember(tool, entry, rows)
+            self._remember(tool, entry, rows, shaped)
             return used
         used = entry.current
-        self._sample(entry, rows, event)
+        self._sample(entry, rows, shaped, event)
         return used
 
     def _new_entry(self, tool: str, rows: Sequence[Row], *, version: int) -> _ToolEntry:
@@ -282,15 +294,15 @@ class SchemaLifecycle:
             self._version(tool, version, rows, ()), SchemaValidator(self._confirm_after)
         )
 
-    def _remember(self, tool: str, entry: _ToolEntry, rows: Sequence[Row]) -> None:
+    def _remember(self, tool: str, entry: _ToolEntry, rows: Sequence[Row], shaped: Shapes) -> None:
         self._entries[tool] = entry
         self._entries.move_to_end(tool)
         while len(self._entries) > self._cache_size:
             self._entries.popitem(last=False)
-        self._sample(entry, rows, entry.validator.observe(rows))
+        self._sample(entry, rows, shaped, entry.validator.observe(rows, shaped))
 
-    def _sample(self, entry: _ToolEntry, rows: Sequence[Row], event: Event) -> None:
-        entry.keep(rows)
+    def _sample(self, entry: _ToolEntry, rows: Sequence[Row], shaped: Shapes, event: Event) -> None:
+        entry.keep(rows, shaped)
         if event is Event.PROMOTE:
             dropped = tuple(entry.validator.always_null())
             entry.current = self._version(
