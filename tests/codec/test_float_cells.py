@@ -8,6 +8,7 @@ exactly ``repr(value)``, and in a ``float=`` column the compact form.
 from __future__ import annotations
 
 import math
+import random
 import struct
 
 from hypothesis import given, settings
@@ -63,3 +64,16 @@ def test_float_column_cells_are_compact(values: list[float]) -> None:
     text = gcx.encode([{"s": "a", "x": v} for v in values], tool="t")
     assert " float=x" in text.split("\n")[0]
     assert [line.split("\t")[1] for line in text.split("\n")[1:]] == [_compact(v) for v in values]
+
+
+def test_float_cells_full_precision() -> None:
+    # 16- and 17-digit doubles (random(), ratios) and the neighbours of powers of
+    # ten: the extension writes them from exact 128-bit arithmetic, not repr.
+    rnd = random.Random(5)
+    values = [rnd.random() * 10.0 ** rnd.randrange(-4, 15) for _ in range(3000)]
+    for e in range(-4, 15):
+        p = 10.0**e
+        values += [math.nextafter(p, 0.0), math.nextafter(p, math.inf), p * (1 + 2**-52)]
+    values += [-v for v in values[:500]]
+    rows: list[dict[str, object]] = [{"s": "a", "x": v} for v in values] + [{"s": "b", "x": 1}]
+    assert _cells(rows)[:-1] == [repr(v) for v in values]
