@@ -10,6 +10,7 @@ import orjson
 import pytest
 
 import gcxwire
+from gcxwire import tokens
 from gcxwire.mcp import is_hint
 from gcxwire.proxy.cli import build_interceptor
 from gcxwire.proxy.interceptor import ResponseInterceptor
@@ -17,6 +18,7 @@ from gcxwire.proxy.jsonrpc import PendingRequest
 from gcxwire.proxy.link import UpstreamLink
 from gcxwire.proxy.options import parse_options
 from gcxwire.proxy.stats import ProxyStats
+from gcxwire.proxy.tabular import Table
 from gcxwire.proxy.upstream import Upstream
 
 
@@ -303,3 +305,41 @@ def test_forced_dcp_compacts_what_dcp_cannot_carry() -> None:
 def test_max_fields_without_presets_caps_every_tool() -> None:
     text = encoded(interceptor("--max-fields", "2").rewrite_tool_result("t", text_result(rows(10))))
     assert gcxwire.decode(text) == [{"id": r["id"], "login": r["login"]} for r in rows(10)]
+
+
+# -- DCP left unwritten where a row sample shows it losing ---------------------------
+
+
+def _nested(n: int) -> list[dict[str, Any]]:  # DCP's nested rows beat GCX1's JSON cells
+    return [{"n": {"x": i, "y": [i]}, "m": [i, {"z": None}]} for i in range(n)]
+
+
+def _floats(n: int) -> list[dict[str, Any]]:  # DCP about 6 % above GCX1
+    return [{"a": (i * 7919 % 1000) / 997, "b": i / 3} for i in range(n)]
+
+
+def _words(n: int) -> list[dict[str, Any]]:
+    return [{"w": ["true", "null", "x"][i % 3], "v": [True, None, 1][i % 3]} for i in range(n)]
+
+
+@pytest.mark.parametrize("make", [_nested, _floats, _words, rows])
+@pytest.mark.parametrize("n", [64, 300])
+def test_dcp_is_skipped_only_where_it_costs_over_one_percent_more(make: Any, n: int) -> None:
+    ic = interceptor()
+    value = make(n)
+    table = Table("rows", value)
+    assert ic.lifecycle is not None
+    schema = ic.lifecycle.schema_for("t", value)
+    gcx = ic._encode_select("t", value, "gcx")
+    assert gcx is not None
+    full = ic._encode_dcp("t", table, schema)
+    assert full is not None
+    if ic._dcp_clearly_loses(table, schema, gcx):
+        assert tokens.count(full.text) > 1.01 * tokens.count(gcx.text)
+    elif make is rows and n == 300:
+        raise AssertionError("DCP far above GCX1 was written in full")
+
+
+def test_a_table_dcp_wins_still_goes_out_as_dcp() -> None:
+    text = encoded(interceptor().rewrite_tool_result("t", text_result(_nested(300))))
+    assert text.startswith('["$S"') and gcxwire.decode(text) == _nested(300)

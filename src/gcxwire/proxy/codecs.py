@@ -22,6 +22,7 @@ __all__ = [
     "DcpCodec",
     "Format",
     "compact",
+    "count_part",
     "count_tokens",
     "decode",
     "detect",
@@ -31,6 +32,7 @@ __all__ = [
     "loads",
     "optional_codec",
     "same",
+    "spread_of_total",
     "stats_tokens",
 ]
 
@@ -41,6 +43,8 @@ def count_tokens(text: str) -> int:
     JSON is counted as the baseline and again as a candidate."""
     return tokens.count(text)
 
+
+count_part = tokens.count  # not remembered: the many small parts of a sample
 
 # Stats count a result up to this many characters exactly; a longer one is
 # estimated from a sample (tokens.estimate, about 1 % of the cost).
@@ -60,6 +64,7 @@ def stats_tokens(text: str) -> tuple[int, bool]:
 encode = _auto.encode
 decode = _auto.decode
 detect = _auto.detect
+spread_of_total = _auto._spread_of_total  # the standard error of a total from sampled rows
 
 
 def compact(value: Any) -> str:
