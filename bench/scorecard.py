@@ -20,10 +20,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
-from gcxwire import tokens
+from gcxwire import dcp, tokens
 from gcxwire._measure import (
     LABELS,
     ROUNDTRIP_MARKS,
+    Case,
     Measure,
     Scorecard,
     Summary,
@@ -34,14 +35,20 @@ from gcxwire._measure import (
     savings,
 )
 from gcxwire.errors import GcxwireError, ScorecardError, TokenizerUnavailableError
+from gcxwire.proxy.codecs import DcpCodec
 
 __all__ = [
     "CASES",
+    "REGISTRY_SIZE",
     "Progress",
+    "RegistryCost",
     "ShapeTotal",
     "main",
     "measure",
     "plot",
+    "registry_cost",
+    "registry_schemas",
+    "registry_section",
     "render_json",
     "render_markdown",
     "shape_totals",
@@ -319,6 +326,111 @@ def _shape_table(totals: list[ShapeTotal]) -> list[str]:
     return lines
 
 
+# ---------------------------------------------------------------- the schema registry
+
+#: Schemas in the registry whose token cost the report measures.
+REGISTRY_SIZE = 50
+#: The groups of recorded real tool results the registry's schemas are learned from.
+REGISTRY_GROUPS = ("real", "mcp")
+
+
+def _record_lists(
+    value: Any, path: tuple[str, ...] = ()
+) -> Iterable[tuple[tuple[str, ...], list[Any]]]:
+    """Every list of objects in ``value`` with its path (list indexes left out)."""
+    if isinstance(value, list):
+        if value and all(isinstance(item, dict) for item in value):
+            yield path, value
+        for item in value:
+            yield from _record_lists(item, path)
+    elif isinstance(value, dict):
+        for key, member in value.items():
+            yield from _record_lists(member, (*path, key))
+
+
+def registry_schemas(cases: Iterable[Case], size: int = REGISTRY_SIZE) -> list[dcp.DcpSchema]:
+    """The schemas of the first ``size`` record lists of the recorded real tool
+    results: outer lists before nested ones, then case by case; each is the
+    schema the proxy learns when a tool returns that list (``DcpCodec.build``),
+    named after the case and the list's path."""
+    found: dict[tuple[int, str], list[Any]] = {}
+    order: list[tuple[int, int, str]] = []
+    real = [case for case in cases if case.group in REGISTRY_GROUPS]
+    for number, case in enumerate(real):
+        for path, rows in _record_lists(json.loads(case.text)):
+            name = ".".join((case.name, *path))  # tools repeat across servers; files do not
+            key = (number, name)
+            if key not in found:
+                found[key] = []
+                order.append((len(path), number, name))
+            found[key].extend(rows)
+    build = DcpCodec(dcp).build
+    chosen = sorted(order, key=lambda k: (k[0], k[1]))[:size]
+    return [build(name, 1, found[(number, name)], ()) for _, number, name in chosen]
+
+
+@dataclass(frozen=True)
+class RegistryCost:
+    """One form of the registry and what it costs."""
+
+    form: str
+    bytes: int
+    cl100k: int
+    o200k: int | None  # None when no o200k ranks are installed
+
+
+def registry_cost(schemas: Sequence[dcp.DcpSchema]) -> tuple[list[RegistryCost], bool]:
+    """The registry as DCP (what ``gcxwire://schemas`` serves) and as DcpSchemaDef
+    JSON (each schema with its mapping), compact and pretty; and whether the DCP
+    decodes back to exactly the entries."""
+    entries = [schema.to_entry("provisional") for schema in schemas]
+    text = dcp.encode(entries, dcp.REGISTRY_SCHEMA)
+    exact = dcp.decode(text, schema=dcp.REGISTRY_SCHEMA) == entries
+    defs = [schema.to_def(with_mapping=True) for schema in schemas]
+    forms = [
+        ("DCP (dcp-schemas:v1)", text),
+        ("DcpSchemaDef JSON, compact", json.dumps(defs, separators=(",", ":"), ensure_ascii=False)),
+        ("DcpSchemaDef JSON, pretty (indent 2)", json.dumps(defs, indent=2, ensure_ascii=False)),
+    ]
+    costs = [
+        RegistryCost(form, len(body.encode()), tokens.count(body), _o200k(body))
+        for form, body in forms
+    ]
+    return costs, exact
+
+
+def registry_section(cases: Iterable[Case]) -> list[str]:
+    """The report's section on the registry's token cost (none without real cases)."""
+    schemas = registry_schemas(cases)
+    if not schemas:
+        return []
+    costs, exact = registry_cost(schemas)
+    compact = costs[1]
+    header = ["form", "bytes", "cl100k", "Δ cl100k", "o200k", "Δ o200k"]
+    lines = [
+        f"## A schema registry of {len(schemas)} real tool schemas",
+        "",
+        f"The registry the proxy serves as `gcxwire://schemas`: {len(schemas)} schemas learned "
+        "(as the proxy learns them) from the record lists of the recorded real tool results "
+        f"({', '.join(REGISTRY_GROUPS)} groups; outer lists first), one row each, against the "
+        "same schemas as a JSON array of DcpSchemaDef objects with their mappings. "
+        f"Δ is against compact DcpSchemaDef JSON. The DCP decodes back to the entries "
+        f"{'exactly' if exact else 'NOT exactly'}.",
+        "",
+        _row(header),
+        _row(["---", *["--:"] * (len(header) - 1)]),
+    ]
+    for cost in costs:
+        o200k = cost.o200k is not None and compact.o200k is not None
+        cl100k_delta = format_delta(savings(compact.cl100k, cost.cl100k))
+        o200k_delta = format_delta(savings(compact.o200k or 0, cost.o200k or 0))
+        if cost is compact:
+            cl100k_delta = o200k_delta = "baseline"
+        shown = [cost.o200k, o200k_delta] if o200k else ["n/a", "n/a"]
+        lines.append(_row([cost.form, cost.bytes, cost.cl100k, cl100k_delta, *shown]))
+    return [*lines, ""]
+
+
 def render_markdown(card: Scorecard) -> str:
     """The scorecard as Markdown: summary, reproduction, per-case tables."""
     meta = card.meta
@@ -358,6 +470,7 @@ def render_markdown(card: Scorecard) -> str:
                 "",
             ]
     lines += _reproduction(card)
+    lines += registry_section(r.case for r in card.results)
     legend = ", ".join(f"{mark} {name}" for name, mark in ROUNDTRIP_MARKS.items())
     lines += [
         "## Tokens per case (cl100k_base)",

@@ -234,3 +234,21 @@ def test_toon_column_is_left_out_cleanly_without_toon_format(
     markdown = report.render_markdown(card)
     assert "`toon-format` is not installed" in markdown
     assert "TOON" not in markdown.split("## Summary")[1]
+
+
+def test_the_registry_section_measures_50_distinct_real_schemas_as_committed() -> None:
+    cases = [c for c in scorecard.load_cases(report.CASES) if c.group in report.REGISTRY_GROUPS]
+    schemas = report.registry_schemas(cases)
+    assert len(schemas) == report.REGISTRY_SIZE == len({schema.id for schema in schemas})
+    costs, exact = report.registry_cost(schemas)
+    assert exact and [cost.form.split(",")[0] for cost in costs] == [
+        "DCP (dcp-schemas:v1)",
+        "DcpSchemaDef JSON",
+        "DcpSchemaDef JSON",
+    ]
+
+    def section(markdown: str) -> str:
+        return markdown.split("## A schema registry")[1].split("\n## ")[0]
+
+    committed = (REPO / "bench" / "scorecard.md").read_text(encoding="utf-8")
+    assert section(committed) == section("\n".join(report.registry_section(cases)))

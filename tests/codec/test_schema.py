@@ -357,9 +357,7 @@ def test_a_registry_is_one_dcp_table_that_decodes_back_exactly(dialect: Any) -> 
     text = dcp.encode(entries, dcp.REGISTRY_SCHEMA, dialect=dialect)
     header = json.loads(text.splitlines()[0])
     assert header[:2] == ["$S", "dcp-schemas:v1"]
-    assert header[-8:] == [
-        "id", "version", "status", "description", "fields", "types", "paths", "nestSchemas"
-    ]
+    assert header[-8:] == "id version status description fields types paths nestSchemas".split()
     assert len(text.splitlines()) == 1 + len(registry)
     back = dcp.decode(text, schema=dcp.REGISTRY_SCHEMA)
     assert difference(entries, back) is None

@@ -16,6 +16,7 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import PromptReference, ResourceTemplateReference, TextContent
 
 from gcxwire.proxy.jsonrpc import UPSTREAM_EXITED
+from gcxwire.proxy.registry import SCHEMAS_URI
 
 from .helpers import SERVERS
 
@@ -63,8 +64,14 @@ def test_prompts_and_resources_of_both_servers_are_listed_and_routed(
                 "catB__review__code",
             ]
             uris = [str(r.uri) for r in (await client.list_resources()).resources]
-            # The shared URI is listed once: the first server in the file keeps it.
-            assert uris == ["catalog://A/readme", "catalog://shared/motd", "catalog://B/readme"]
+            # The shared URI is listed once: the first server in the file keeps it; the
+            # gateway's schema registry comes last.
+            assert uris == [
+                "catalog://A/readme",
+                "catalog://shared/motd",
+                "catalog://B/readme",
+                SCHEMAS_URI,
+            ]
             listed = await client.list_resource_templates()
             templates = [t.uri_template for t in listed.resource_templates]
             assert templates == ["catalog://A/items/{item}", "catalog://B/items/{item}"]
@@ -120,7 +127,7 @@ def test_list_changed_passes_through_and_a_crashed_server_leaves_the_lists(
     async def scenario() -> None:
         async with Client(gateway(tmp_path), mode="legacy", message_handler=on_message) as client:
             assert len((await client.list_prompts()).prompts) == 4
-            assert len((await client.list_resources()).resources) == 3
+            assert len((await client.list_resources()).resources) == 3 + 1  # + gcxwire://schemas
             await client.call_tool("catB__announce", {})
             await seen("notifications/prompts/list_changed", 1)  # from catB, as it sent it
             await seen("notifications/resources/list_changed", 1)
@@ -137,6 +144,7 @@ def test_list_changed_passes_through_and_a_crashed_server_leaves_the_lists(
             assert [str(r.uri) for r in resources] == [
                 "catalog://A/readme",
                 "catalog://shared/motd",
+                SCHEMAS_URI,
             ]
             with pytest.raises(MCPError) as caught:
                 await client.get_prompt("catB__greet", {"name": "x"})

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from gcxwire.proxy.jsonrpc import UPSTREAM_EXITED
+from gcxwire.proxy.registry import SCHEMAS_URI
 
 from .helpers import LINE_SERVER, RawProxy
 
@@ -177,7 +178,8 @@ def test_prompts_and_resources_are_merged_and_routed_at_the_byte_level(tmp_path:
             assert listed["result"]["cacheScope"] == "private"
             await proxy.send(req(2, "resources/list"))
             uris = [r["uri"] for r in (await proxy.recv())["result"]["resources"]]
-            assert uris == ["file:///a1", "file:///a2", "file:///both", "file:///b1"]
+            # ... then the gateway's own schema registry (no tool called yet: the whole one only).
+            assert uris == ["file:///a1", "file:///a2", "file:///both", "file:///b1", SCHEMAS_URI]
             await proxy.send(req(3, "resources/templates/list"))
             templates = (await proxy.recv())["result"]["resourceTemplates"]
             assert templates == [{"uriTemplate": "db://b/{t}"}]  # a has none: -32601, left out

@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from typing import TextIO
 
 from .codecs import DcpCodec, optional_codec
-from .framing import BROKEN_PIPE_STATUS, open_stdio
+from .framing import BROKEN_PIPE_STATUS, LineReader, LineWriter, open_stdio
 from .gateway import Gateway, Member
 from .gateway_config import GatewayConfigError, ServerSpec, load_gateway_config
 from .http_upstream import HttpUnavailable, HttpUpstream, require_httpx
@@ -20,6 +20,7 @@ from .interceptor import HintSession, ResponseInterceptor
 from .lifecycle import SchemaLifecycle, SchemaVersion
 from .options import ProxyOptions, parse_options
 from .presets import FieldFilter, PresetError, load_filters, load_schema_defs
+from .registry import SchemaResources, ServedRegistry, lifecycle_schemas
 from .relay import Relay
 from .stats import ProxyStats, write_gateway_stats
 from .upstream import Upstream, server_env
@@ -74,6 +75,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 members,
                 answer_timeout=options.answer_timeout,
                 isolate_env=options.isolate_env,
+                registry=options.registry,
             )
         else:
             upstream: Upstream | HttpUpstream
@@ -89,7 +91,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 upstream = Upstream(
                     options.command, name=options.server_name, full_env=env, cwd=options.cwd
                 )
-            core = Relay(client_in, client_out, upstream, interceptor)
+            core = _relay(options, client_in, client_out, upstream, interceptor)
         loop = asyncio.get_running_loop()
         for name in ("SIGTERM", "SIGINT", "SIGHUP"):
             _on_signal(loop, name, core.request_stop)
@@ -111,6 +113,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     finally:
         _report(options, all_stats)
         os.close(wire_fd)
+
+
+def _relay(
+    options: ProxyOptions,
+    client_in: LineReader,
+    client_out: LineWriter,
+    upstream: Upstream | HttpUpstream,
+    interceptor: ResponseInterceptor,
+) -> Relay:
+    """The single-server relay, serving the schema registry where there is one."""
+    lifecycle = interceptor.lifecycle
+    if not options.registry or lifecycle is None:
+        return Relay(client_in, client_out, upstream, interceptor)
+    served = ServedRegistry(interceptor, SchemaResources(lambda: lifecycle_schemas(lifecycle)))
+    return Relay(client_in, client_out, upstream, served, local=served.answer_locally)
 
 
 def build_members(options: ProxyOptions, specs: Sequence[ServerSpec]) -> list[Member]:

@@ -101,8 +101,10 @@ from .jsonrpc import (
     response_id,
     set_member,
 )
+from .lifecycle import SchemaVersion
 from .link import UpstreamLink
 from .options import DEFAULTS
+from .registry import SchemaResources, lifecycle_schemas
 from .upstream import Upstream, server_env
 
 __all__ = ["Gateway", "Member", "merge_capabilities"]
@@ -189,8 +191,12 @@ class Gateway:
         *,
         answer_timeout: float = DEFAULTS.answer_timeout,
         isolate_env: bool = False,
+        registry: bool = DEFAULTS.registry,
     ) -> None:
         self._answer_timeout = answer_timeout
+        # Every server's DCP schemas as gcxwire://schemas resources, under the
+        # tool names the client sees (alias__tool).
+        self._registry = SchemaResources(self._schemas) if registry else None
         self._client_in = client_in
         self._client_out = client_out
         self._members = {member.alias: member for member in members}
@@ -232,6 +238,13 @@ class Gateway:
     def request_stop(self) -> None:
         """Shut down as if the client had closed its end (SIGTERM/SIGINT)."""
         self._closing.set()
+
+    def _schemas(self) -> list[tuple[str, SchemaVersion]]:
+        schemas = []
+        for member in self._running():
+            prefix = member.alias + SEPARATOR
+            schemas.extend(lifecycle_schemas(member.interceptor.lifecycle, prefix))
+        return schemas
 
     # -- lifetime -------------------------------------------------------------------
 
@@ -386,6 +399,15 @@ class Gateway:
             await self._client_out.write_line(error_response(request.id, METHOD_NOT_FOUND, text))
             return
         address = addressed(request.method, request.params)
+        if self._registry is not None and request.method == "resources/read":
+            uri = request.params.get("uri")
+            if (
+                isinstance(uri, str)
+                and self._registry.owns(uri)
+                and not self._owner((RESOURCES,), uri)
+            ):
+                await self._client_out.write_line(self._registry.answer_read(request))
+                return
         if address is not None:
             target = self._target(request, address)
             if isinstance(target, bytes):  # an unknown tool or prompt
@@ -569,6 +591,12 @@ class Gateway:
                     seen.add(name)
                     items.append(item)
         result = {**cache_hints(pages), kind.key: items}
+        if kind is RESOURCES and self._registry is not None:
+            items.extend(self._registry.items(seen))  # the servers' own URIs first
+            if self._era == "modern" or "ttlMs" in result:  # it grows as tools are called
+                result.update(ttlMs=0, cacheScope="private")
+            if self._era == "modern":
+                result.setdefault("resultType", "complete")
         return orjson.dumps({"jsonrpc": "2.0", "id": client_id, "result": result})
 
     async def _drain_list(
@@ -636,6 +664,8 @@ class Gateway:
             result = dict(successes[0][1])
             if request.method in ("initialize", "server/discover"):
                 result = _merged_hello(result, successes)
+                if self._registry is not None:  # the gateway serves its schema registry
+                    result["capabilities"].setdefault("resources", {})
                 # The reading hint, once for all servers (they share one session).
                 first = self._members[self._order[0]].interceptor
                 result = first.rewrite_hello(result) or result

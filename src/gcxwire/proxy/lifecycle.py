@@ -262,6 +262,16 @@ class SchemaLifecycle:
         entry = self._entries.get(tool)
         return None if entry is None else entry.current
 
+    def schemas(self) -> list[tuple[str, SchemaVersion]]:
+        """Every tool's schema now: the presets, then the learned ones (the
+        current version of each tool in the cache, which no preset covers)."""
+        learned = [
+            (tool, entry.current)
+            for tool, entry in list(self._entries.items())
+            if tool not in self._presets
+        ]
+        return [*self._presets.items(), *learned]
+
     def schema_for(self, tool: str, rows: Sequence[Row]) -> SchemaVersion:
         preset = self._presets.get(tool)
         if preset is not None:  # a preset is the user's choice: used as it is

@@ -58,6 +58,7 @@ class ProxyOptions:
     confirm_after: int = 10
     cache_size: int = 128
     presets: str | None = None
+    registry: bool = True  # the schema registry as gcxwire://schemas resources
     max_fields: int | None = None
     log_level: str = "warning"
     log_file: str | None = None
@@ -223,6 +224,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="directory of preset schemas (*.json) and field filters (<name>.filter.json)",
     )
     schemas.add_argument(
+        "--no-registry",
+        dest="registry",
+        action="store_false",
+        help="do not list or serve the DCP schemas as gcxwire://schemas resources",
+    )
+    schemas.add_argument(
         "--max-fields",
         type=_positive_int,
         metavar="N",
@@ -305,6 +312,7 @@ def parse_options(argv: Sequence[str]) -> ProxyOptions:
         confirm_after=args.confirm_after,
         cache_size=args.cache_size,
         presets=args.presets,
+        registry=args.registry,
         max_fields=args.max_fields,
         log_level=args.log_level,
         log_file=args.log_file,

@@ -14,10 +14,11 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable
 
 from .framing import LineReader, LineWriter
 from .http_upstream import HttpUpstream
-from .jsonrpc import batch_refusal, parse_line, request_of
+from .jsonrpc import PendingRequest, batch_refusal, parse_line, request_of
 from .link import ResponseRewriter, UpstreamLink, exit_status
 from .upstream import Upstream
 
@@ -35,8 +36,13 @@ class Relay:
         client_out: LineWriter,
         upstream: Upstream | HttpUpstream,
         rewriter: ResponseRewriter,
+        *,
+        local: Callable[[PendingRequest], bytes | None] | None = None,
     ) -> None:
+        """``local(request)`` is the proxy's own answer to a client request, or
+        ``None`` to send it to the server (the schema registry's resources)."""
         self._client_in = client_in
+        self._local = local
         self._client_out = client_out
         self._link = UpstreamLink(upstream, rewriter, client_out.write_line)
         self._stop = asyncio.Event()
@@ -95,5 +101,19 @@ class Relay:
                 params = message.get("params")
                 if isinstance(params, dict):
                     self._link.forget(params.get("requestId"))
-            await self._link.send(line, request_of(message))
+            request = request_of(message)
+            answer = self._answer_locally(request)
+            if answer is not None:  # the server never sees this request
+                await self._client_out.write_line(answer)
+                continue
+            await self._link.send(line, request)
         log.info("client closed its input")
+
+    def _answer_locally(self, request: PendingRequest | None) -> bytes | None:
+        if request is None or self._local is None:
+            return None
+        try:
+            return self._local(request)
+        except Exception:  # never break a request: the server gets it as sent
+            log.exception("answering %s failed; sending it to the server", request.method)
+            return None

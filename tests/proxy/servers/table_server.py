@@ -168,5 +168,10 @@ def stray() -> str:
     return "after the stray line"
 
 
+@server.resource("table://readme", mime_type="text/plain")
+def readme() -> str:
+    return "the table server's own resource"
+
+
 if __name__ == "__main__":
     server.run()

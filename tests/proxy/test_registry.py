@@ -1,0 +1,247 @@
+"""The proxy's DCP schemas as MCP resources (``gcxwire://schemas``), beside the server's own.
+
+The real SDK client reads them through the proxy and decodes them with
+``gcxwire.dcp``; the merge rules (pages, shadowing, a server without resources)
+are checked on :class:`ServedRegistry` directly, without processes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp import Client, StdioServerParameters
+from mcp.shared.exceptions import MCPError
+from mcp.types import TextResourceContents
+
+from gcxwire import dcp
+from gcxwire.proxy.codecs import DcpCodec
+from gcxwire.proxy.jsonrpc import INVALID_PARAMS, METHOD_NOT_FOUND, PendingRequest
+from gcxwire.proxy.lifecycle import SchemaLifecycle
+from gcxwire.proxy.registry import SCHEMAS_URI, SchemaResources, ServedRegistry, tool_uri
+
+from .helpers import SERVERS, TABLE_SERVER, carried_value, proxy_params
+from .servers.table_server import rows_for, search_for
+
+TOOLS_ONLY_SERVER = [sys.executable, str(SERVERS / "tools_only_server.py")]
+CATALOG_SERVER = [sys.executable, str(SERVERS / "catalog_server.py")]
+MODERN = {"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}}
+
+
+def run(coro: Any) -> Any:
+    return asyncio.run(asyncio.wait_for(coro, 120))
+
+
+def registry_rows(text: str) -> list[dict[str, Any]]:
+    rows: list[dict[str, Any]] = dcp.decode(text, schema=dcp.REGISTRY_SCHEMA)
+    return rows
+
+
+async def read_text(client: Client, uri: str) -> str:
+    (contents,) = (await client.read_resource(uri)).contents
+    assert isinstance(contents, TextResourceContents) and contents.uri == uri
+    return contents.text
+
+
+# -- through the proxy, with the real SDK client -------------------------------------------
+
+
+@pytest.mark.parametrize("mode", ["legacy", pytest.param("2026-07-28", marks=pytest.mark.slow)])
+def test_an_sdk_client_reads_the_registry_beside_the_servers_own_resources(mode: str) -> None:
+    async def scenario() -> None:
+        async with Client(proxy_params(TABLE_SERVER), mode=mode) as client:
+            rows = await client.call_tool("rows", {"n": 12})  # 12 rows: confirmed from now on
+            assert carried_value(rows) == rows_for(12)
+            assert carried_value(await client.call_tool("search", {"n": 3})) == search_for(3)
+            listed = [str(item.uri) for item in (await client.list_resources()).resources]
+            assert listed == [
+                "table://readme",  # the server's own first, untouched
+                SCHEMAS_URI,
+                "gcxwire://schemas/rows",
+                "gcxwire://schemas/search",
+            ]
+            whole = registry_rows(await read_text(client, SCHEMAS_URI))
+            assert [(r["id"], r["version"], r["status"]) for r in whole] == [
+                ("rows:v2", 2, "confirmed"),
+                ("search:v1", 1, "provisional"),
+            ]
+            confirmed = dcp.DcpSchema.from_entry(whole[0])
+            assert confirmed.fields == ("id", "name", "score", "active", "note")
+            # The registry's schema decodes what the tool sends with it.
+            text = dcp.encode(rows_for(12), confirmed)
+            assert dcp.decode(text, schema=confirmed) == rows_for(12)
+            one = registry_rows(await read_text(client, "gcxwire://schemas/search"))
+            assert one == whole[1:]
+            # A read of the server's own resource still goes to the server.
+            assert await read_text(client, "table://readme") == "the table server's own resource"
+            with pytest.raises(MCPError) as unknown:
+                await client.read_resource("gcxwire://schemas/nope")
+            assert unknown.value.error.code == INVALID_PARAMS
+
+    run(scenario())
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
+def test_a_server_without_resources_gets_the_proxys(mode: str) -> None:
+    """The low-level SDK server advertises no resources capability; the proxy adds
+    one (legacy: the initialize answer) and answers the lists itself (2026-07-28
+    without a discover: the server's -32601 becomes the registry)."""
+
+    async def scenario() -> None:
+        direct = StdioServerParameters(command=TOOLS_ONLY_SERVER[0], args=TOOLS_ONLY_SERVER[1:])
+        async with Client(direct, mode=mode) as client:
+            with pytest.raises(MCPError) as refused:
+                await client.list_resources()
+            assert refused.value.error.code == METHOD_NOT_FOUND
+        async with Client(proxy_params(TOOLS_ONLY_SERVER), mode=mode) as client:
+            if mode == "legacy":
+                assert client.server_capabilities.resources is not None
+            assert carried_value(await client.call_tool("rows", {"n": 4})) == rows_for(4)
+            listed = [str(item.uri) for item in (await client.list_resources()).resources]
+            assert listed == [SCHEMAS_URI, "gcxwire://schemas/rows"]
+            assert (await client.list_resource_templates()).resource_templates == []
+            (row,) = registry_rows(await read_text(client, "gcxwire://schemas/rows"))
+            assert (row["id"], row["status"]) == ("rows:v1", "provisional")
+
+    run(scenario())
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
+def test_a_gateway_serves_every_servers_schemas_under_the_names_the_client_sees(
+    tmp_path: Path, mode: str
+) -> None:
+    servers = {
+        "table": {"command": TABLE_SERVER[0], "args": TABLE_SERVER[1:]},
+        "cat": {"command": CATALOG_SERVER[0], "args": [*CATALOG_SERVER[1:], "one"]},
+        "bare": {"command": TOOLS_ONLY_SERVER[0], "args": TOOLS_ONLY_SERVER[1:]},
+    }
+    config = tmp_path / "gateway.json"
+    config.write_text(json.dumps({"mcpServers": servers}))
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "gcxwire.proxy", "--servers", str(config)]
+    )
+
+    async def scenario() -> None:
+        async with Client(params, mode=mode) as client:
+            await client.call_tool("table__rows", {"n": 3})
+            await client.call_tool("bare__rows", {"n": 3})
+            listed = [str(item.uri) for item in (await client.list_resources()).resources]
+            assert listed == [
+                "table://readme",
+                "catalog://one/readme",
+                "catalog://shared/motd",
+                SCHEMAS_URI,
+                "gcxwire://schemas/bare__rows",
+                "gcxwire://schemas/table__rows",
+            ]
+            whole = registry_rows(await read_text(client, SCHEMAS_URI))
+            assert [row["id"] for row in whole] == ["rows:v1", "rows:v1"]
+            (bare,) = registry_rows(await read_text(client, "gcxwire://schemas/bare__rows"))
+            assert bare == whole[0]
+            assert await read_text(client, "catalog://one/readme") == "readme of one"
+
+    run(scenario())
+
+
+# -- the merge rules, on ServedRegistry itself -----------------------------------------------
+
+
+class Passing:
+    """A rewriter that changes nothing (the interceptor's place)."""
+
+    def rewrite(self, request: PendingRequest, response: dict[str, Any]) -> dict[str, Any] | None:
+        return None
+
+
+def served_with(*tools: str) -> ServedRegistry:
+    lifecycle = SchemaLifecycle(DcpCodec(dcp).build)
+    for tool in tools:
+        lifecycle.schema_for(tool, [{"id": 1, "name": tool}])
+    return ServedRegistry(Passing(), SchemaResources(lifecycle.schemas))
+
+
+def request(method: str, request_id: int = 1, **params: Any) -> PendingRequest:
+    return PendingRequest(request_id, method, params)
+
+
+def result_of(response: Any) -> dict[str, Any]:
+    assert isinstance(response, dict)
+    result: dict[str, Any] = response["result"]
+    return result
+
+
+def uris(result: dict[str, Any]) -> list[str]:
+    return [item["uri"] for item in result["resources"]]
+
+
+def test_the_registry_follows_the_servers_last_page_only() -> None:
+    served = served_with("rows")
+    hello = {"id": 0, "result": {"capabilities": {"resources": {}}}}
+    assert served.rewrite(request("initialize", 0), hello) is None  # it has resources: as sent
+    first = {"id": 1, "result": {"resources": [{"uri": "a://1"}], "nextCursor": "2"}}
+    assert served.rewrite(request("resources/list"), first) is None  # byte for byte
+    last = {"id": 2, "result": {"resources": [{"uri": "a://2"}]}}
+    merged = result_of(served.rewrite(request("resources/list", 2, cursor="2"), last))
+    assert uris(merged) == ["a://2", SCHEMAS_URI, "gcxwire://schemas/rows"]
+    assert served.answer_locally(request("resources/list")) is None  # the server lists
+
+
+def test_a_server_uri_in_the_proxys_namespace_is_never_shadowed() -> None:
+    served = served_with("rows", "search")
+    page = {"id": 1, "result": {"resources": [{"uri": "gcxwire://schemas/rows"}]}}
+    merged = result_of(served.rewrite(request("resources/list"), page))
+    assert uris(merged) == ["gcxwire://schemas/rows", SCHEMAS_URI, "gcxwire://schemas/search"]
+    # Reading the server's one goes to the server; the proxy answers its own.
+    assert served.answer_locally(request("resources/read", uri="gcxwire://schemas/rows")) is None
+    ours = served.answer_locally(request("resources/read", uri="gcxwire://schemas/search"))
+    assert ours is not None
+    (contents,) = json.loads(ours)["result"]["contents"]
+    assert [row["id"] for row in registry_rows(contents["text"])] == ["search:v1"]
+    assert served.answer_locally(request("resources/read", uri="file:///x")) is None
+
+
+def test_without_a_resources_capability_the_proxy_advertises_and_answers_one() -> None:
+    served = served_with("rows")
+    hello = {"id": 0, "result": {"capabilities": {"tools": {}}, "instructions": "hi"}}
+    new = result_of(served.rewrite(request("initialize", 0), hello))
+    assert new == {"capabilities": {"tools": {}, "resources": {}}, "instructions": "hi"}
+    listed = served.answer_locally(request("resources/list", 3))
+    assert listed is not None
+    assert uris(json.loads(listed)["result"]) == [SCHEMAS_URI, "gcxwire://schemas/rows"]
+    templates = served.answer_locally(request("resources/templates/list", 4, **MODERN))
+    assert templates is not None
+    assert json.loads(templates)["result"] == {
+        "resourceTemplates": [],
+        "resultType": "complete",
+        "ttlMs": 0,
+        "cacheScope": "private",
+    }
+    refused = served.answer_locally(request("resources/list", 5, cursor="x"))
+    assert refused is not None and json.loads(refused)["error"]["code"] == INVALID_PARAMS
+    # Other requests still go to the server.
+    assert served.answer_locally(request("tools/list")) is None
+
+
+def test_a_method_not_found_for_resources_list_becomes_the_registry() -> None:
+    """A 2026-07-28 client that sent no discover: the proxy learns from the error."""
+    served = served_with("rows")
+    error = {"id": 7, "error": {"code": METHOD_NOT_FOUND, "message": "Method not found"}}
+    got = result_of(served.rewrite(request("resources/list", 7, **MODERN), error))
+    assert uris(got) == [SCHEMAS_URI, "gcxwire://schemas/rows"]
+    assert got["resultType"] == "complete" and got["ttlMs"] == 0
+    assert served.answer_locally(request("resources/list", 8)) is not None  # now it knows
+    other = {"id": 9, "error": {"code": -32603, "message": "Internal error"}}
+    assert served.rewrite(request("resources/list", 9), other) is None  # a real error stays
+
+
+def test_tool_names_are_percent_encoded_in_uris() -> None:
+    assert tool_uri("git/log") == "gcxwire://schemas/git%2Flog"
+    served = served_with("git/log")
+    answer = served.answer_locally(request("resources/read", uri="gcxwire://schemas/git%2Flog"))
+    assert answer is not None and "result" in json.loads(answer)
