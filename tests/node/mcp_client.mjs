@@ -1,6 +1,7 @@
 // Drive an MCP server over stdio with the TypeScript SDK client, for the Python tests.
-// Usage: node mcp_client.mjs '<json: {"command", "args", "calls": [{"name", "arguments"}]}>'
-// Prints one JSON object: the server's instructions, its tools and every call's result.
+// Usage: node mcp_client.mjs '<json: {"command", "args", "calls": [{"name", "arguments"}], "reads"?: [uri]}>'
+// Prints one JSON object: the server's instructions, its tools and every call's result;
+// with "reads", also the resources listed after the calls and each URI's read result.
 // The SDK validates structuredContent against each listed outputSchema; a call it
 // rejects is reported as {"rejected": message}.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -25,5 +26,12 @@ for (const call of spec.calls) {
   }
 }
 const out = { instructions: client.getInstructions() ?? null, tools, results };
+if (spec.reads) {
+  out.resources = (await client.listResources()).resources;
+  out.reads = [];
+  for (const uri of spec.reads) {
+    out.reads.push(await client.readResource({ uri }));
+  }
+}
 process.stdout.write(JSON.stringify(out));
 await client.close();

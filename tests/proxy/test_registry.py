@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -24,6 +25,7 @@ from gcxwire.proxy.jsonrpc import INVALID_PARAMS, METHOD_NOT_FOUND, PendingReque
 from gcxwire.proxy.lifecycle import SchemaLifecycle
 from gcxwire.proxy.registry import SCHEMAS_URI, SchemaResources, ServedRegistry, tool_uri
 
+from ..node_deps import NODE_DIR, node_missing
 from .helpers import SERVERS, TABLE_SERVER, carried_value, proxy_params
 from .servers.table_server import rows_for, search_for
 
@@ -245,3 +247,30 @@ def test_tool_names_are_percent_encoded_in_uris() -> None:
     served = served_with("git/log")
     answer = served.answer_locally(request("resources/read", uri="gcxwire://schemas/git%2Flog"))
     assert answer is not None and "result" in json.loads(answer)
+
+
+@pytest.mark.slow  # node and two Python processes: several seconds
+def test_the_typescript_sdk_client_reads_the_registry() -> None:
+    missing = node_missing()
+    if missing is not None:
+        pytest.skip(missing)
+    spec = {
+        "command": sys.executable,
+        "args": ["-m", "gcxwire.proxy", "--", *TABLE_SERVER],
+        "calls": [{"name": "rows", "arguments": {"n": 4}}],
+        "reads": [SCHEMAS_URI, "gcxwire://schemas/rows", "table://readme"],
+    }
+    done = subprocess.run(
+        ["node", str(NODE_DIR / "mcp_client.mjs"), json.dumps(spec)],
+        capture_output=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr.decode()[-2000:]
+    report = json.loads(done.stdout)
+    listed = [item["uri"] for item in report["resources"]]
+    assert listed == ["table://readme", SCHEMAS_URI, "gcxwire://schemas/rows"]
+    whole, one, own = (read["contents"][0]["text"] for read in report["reads"])
+    assert registry_rows(whole) == registry_rows(one)
+    assert [row["id"] for row in registry_rows(whole)] == ["rows:v1"]
+    assert own == "the table server's own resource"
