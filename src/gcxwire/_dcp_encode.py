@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from itertools import chain
+from operator import itemgetter
 from typing import Any, Literal
+
+import orjson
 
 from ._dcp_infer import infer_schema
 from ._dcp_schema import DcpSchema, Path, resolve, split_path, unwrap
@@ -91,12 +96,22 @@ def encode(
         raise EncodeTypeError(f"Schema must be a DcpSchema, not {type(schema).__name__}")
     members, key, items = unwrap(records)
     prefix = path_join("$", key) if key is not None else "$"
-    for i, record in enumerate(items):
+    for i, record in enumerate(items if set(map(type, items)) - {dict} else ()):
         if not isinstance(record, dict):
             kind = "null" if record is None else type(record).__name__
             raise EncodeTypeError(
                 f"A DCP record must be a JSON object, not {kind}", f"{prefix}[{i}]"
             )
+    if schema is None and text_key is None and style.dumps is dumps_valid:
+        domain = domain or key or _DEFAULT_DOMAIN
+        flat = _flat_table(items, domain, style)
+        if flat is not None:
+            schema, body = flat
+            out = [_header(schema, schema.id, list(schema.fields), style, level), body]
+            if members is not None:
+                check_value(members)
+                out.insert(0, _metadata_line(records, key or "", schema.domain, style))
+            return "\n".join(out)
     if schema is None:
         schema = infer_schema(
             items,
@@ -124,6 +139,64 @@ def encode(
 
 
 # --- columns and rows ------------------------------------------------------------------------
+
+# The cell types the flat path writes with orjson as they are (lists once is_plain says so).
+_FLAT_CELLS = frozenset({str, int, bool, float, type(None), list})
+
+
+def _flat_table(items: list[Any], domain: str, style: Style) -> tuple[DcpSchema, str] | None:
+    """The inferred schema and row lines of records that hold no object, or None.
+
+    For such records inference is the keys in first-seen order, every one a field, and a row
+    is its record's values: found with builtin passes over all records at once (no Python
+    code per cell) instead of flattening and typing each record. None (the general path
+    decides, and raises what it raises) when anything is unusual: no records, an object,
+    a key that is not a str, a cell type or value orjson would write differently.
+    """
+    if not items or set(map(type, items)) != {dict} or not domain or "#" in domain:
+        return None
+    names = tuple(items[0])
+    rows: list[Any] | None = None
+    if names and all(map(len(names).__eq__, map(len, items))):
+        # Every record the first one's size: if each holds its keys it has no others
+        # (in whatever order), so they are the fields, in the first record's order.
+        getter = itemgetter(*names)
+        with contextlib.suppress(KeyError):
+            rows = list(map(getter, items))
+            if len(names) == 1:
+                rows = [(value,) for value in rows]
+    if rows is None:
+        names = tuple(dict.fromkeys(chain.from_iterable(items)))
+        fill = [style.absent] * len(names)
+        rows = [list(map(r.get, names, fill)) for r in items]
+    if not names or set(map(type, names)) != {str}:
+        return None
+    kinds = set(map(type, chain.from_iterable(rows)))
+    if not kinds <= _FLAT_CELLS:
+        return None
+    if float in kinds and not math.isfinite(
+        sum(filter(float.__instancecheck__, chain.from_iterable(rows)), 0.0)
+    ):
+        return None  # a NaN or infinity (or finite floats whose sum overflows) somewhere
+    if list in kinds and not all(
+        map(is_plain, filter(list.__instancecheck__, chain.from_iterable(rows)))
+    ):
+        return None
+    absent = style.absent
+    if absent is not None and type(None) in kinds:  # null is written as absent
+        rows = [[absent if v is None else v for v in row] for row in rows]
+    try:
+        # One orjson call for the whole table (a call per row costs ~10x more: each result
+        # is a fresh allocation), then a row per line: every "],[" between two rows is
+        # replaced when the count shows no cell holds one.
+        text = orjson.dumps(rows)
+        if text.count(b"],[") == len(rows) - 1:
+            body = text[1:-1].replace(b"],[", b"]\n[").decode()
+        else:
+            body = "\n".join([orjson.dumps(row).decode() for row in rows])
+    except orjson.JSONEncodeError:  # an int past 64 bits, a lone surrogate
+        return None
+    return DcpSchema(id=f"{domain}:v1", fields=names), body
 
 
 @dataclass
