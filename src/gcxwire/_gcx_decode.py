@@ -6,9 +6,21 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from ._gcx_model import _CONTROL, _EMPTY, _FLAT, _FLOAT, _FORM, _GO_SPACE, _IS, _OF, _PREFIX, Header
+from ._gcx_model import (
+    _CONTROL,
+    _EMPTY,
+    _FLAT,
+    _FLOAT,
+    _FORM,
+    _GO_SPACE,
+    _IS,
+    _OF,
+    _PREFIX,
+    _TEMPLATE,
+    Header,
+)
 from ._impl import decode_row, decode_rows, nest_rows, parse_cell, unescape
-from ._values import ABSENT
+from ._values import ABSENT, int_to_str
 from .errors import DecodeError, UnsupportedVersionError
 from .limits import DEFAULT_LIMITS, Limits, check_numbers, check_size, depth_exceeds
 
@@ -28,6 +40,7 @@ def _parse_header(line: str, doc: str, pos: int, limits: Limits = DEFAULT_LIMITS
     raw: list[tuple[str, str]] = []
     styles: dict[str, str] = {}
     prefixes: list[str] = []
+    templates: list[str] = []
     listed = ""  # the fields value, unescaped once
     for token in rest.strip(_GO_SPACE).split(" "):
         if token:
@@ -55,12 +68,14 @@ def _parse_header(line: str, doc: str, pos: int, limits: Limits = DEFAULT_LIMITS
                     styles[key_raw] = value
                 elif key_raw == _PREFIX:  # one token per prefixed column
                     prefixes.append(value_raw)
+                elif key_raw == _TEMPLATE:  # one token per derived column
+                    templates.append(value_raw)
         at += len(token) + 1
     if not tool:
         raise DecodeError.at("Header has no `tool=`", doc, pos)
     if fields is None:
         raise DecodeError.at("Header has no `fields=`", doc, pos)
-    if not styles and not prefixes:
+    if not styles and not prefixes and not templates:
         return _header(tool, fields, meta, raw, False, _NO_NAMES, _NO_NAMES, columns, constants)
     if styles.get(_FLAT) == "{}":  # the field list holds the groups: `owner{login,id}`
         dotted, groups = _ungroup(listed, doc, pos)
@@ -76,6 +91,8 @@ def _parse_header(line: str, doc: str, pos: int, limits: Limits = DEFAULT_LIMITS
     header = _header(tool, fields, meta, raw, empty_null, floats, flat, columns, constants)
     if prefixes:
         header.__dict__["prefixes"] = _prefix_columns(prefixes, header.columns, doc, pos)
+    if templates:
+        header.__dict__["templates"] = _template_columns(templates, header, doc, pos)
     return header
 
 
@@ -117,6 +134,66 @@ def _prefix_columns(
             raise DecodeError.at(f"Column {name!r} has two prefixes", doc, pos)
         found[name] = unescape(value[cut + 1 :])
     return tuple(found.items())
+
+
+def _template_columns(
+    values: list[str], header: Header, doc: str, pos: int
+) -> tuple[tuple[str, str, str, str], ...]:
+    # Each `template=` value (raw) is `name=before{source}after`: the name as in
+    # the field list; in the text `\{` and `\}` are braces, one `{source}` is the place.
+    found: dict[str, tuple[str, str, str, str]] = {}
+    columns = header.columns
+    constant = {name for name, _ in header.constants}
+    for value in values:
+        cut = _separator(value)
+        name = unescape(unescape(value[:cut])) if cut >= 0 else ""
+        text = value[cut + 1 :]
+        opening, closing = _brace(text, 0), -1
+        if opening >= 0:
+            closing = _brace(text, opening + 1)
+        if cut < 0 or name not in columns or name in constant:
+            raise DecodeError.at(f"`template={unescape(value)}` names no column", doc, pos)
+        if closing < 0 or text[closing] != "}" or _brace(text, closing + 1) >= 0:
+            msg = f"`template={unescape(value)}` needs one `{{column}}` place"
+            raise DecodeError.at(msg, doc, pos)
+        source = unescape(text[opening + 1 : closing])
+        if source not in columns or source == name:
+            raise DecodeError.at(f"`template={unescape(value)}` names no source column", doc, pos)
+        if name in found:
+            raise DecodeError.at(f"Column {name!r} has two templates", doc, pos)
+        found[name] = (name, source, unescape(text[:opening]), unescape(text[closing + 1 :]))
+    if any(source in found for _, source, _, _ in found.values()):
+        raise DecodeError.at("A `template=` column is also a template's source", doc, pos)
+    return tuple(found.values())
+
+
+def _brace(text: str, start: int) -> int:
+    # The first `{` or `}` at or after start that no backslash escapes, else -1.
+    i = start
+    while i < len(text):
+        c = text[i]
+        if c == "\\":
+            i += 2
+            continue
+        if c in "{}":
+            return i
+        i += 1
+    return -1
+
+
+def _add_templates(rows: list[dict[str, Any]], templates: tuple[tuple[str, ...], ...]) -> None:
+    # A blank (absent) cell of a derived column is its template around the source's text.
+    for row in rows:
+        for name, source, before, after in templates:
+            if name not in row:
+                value = row.get(source)
+                if type(value) is str:
+                    row[name] = before + value + after
+                elif type(value) is int:
+                    row[name] = before + int_to_str(value) + after
+                else:
+                    msg = f"Column {name!r} is derived from {source!r}, which holds no text here"
+                    raise DecodeError(msg, "", 0)
 
 
 def _add_prefixes(rows: list[dict[str, Any]], prefixes: tuple[tuple[str, str], ...]) -> None:
@@ -202,7 +279,9 @@ def _row_plan(
             msg = f"A `flat=` group nests deeper than {limits.max_depth} levels"
             raise DecodeError.at(msg, doc, pos)
     if not header.constants:  # the column names: `owner.login` also where fields= groups them
-        return header.columns, None, _nest_plan(header) if header.flat else None
+        # Derived cells are filled in last: the plan also puts them back in column order.
+        plan = _nest_plan(header) if header.flat or header.templates else None
+        return header.columns, None, plan
     constants: dict[str, Any] = {}
     for name, raw in header.constants:
         if raw[:1] in ("[", "{"):  # refused before it is read, however deep it nests
@@ -221,7 +300,7 @@ def _row_plan(
     # Rows keep a (blank) cell for a constant column before their last cell, so
     # cells are read against every column; constants not at the end need a reorder.
     tail = columns[len(columns) - len(constants) :] == tuple(constants)
-    plan = _nest_plan(header) if header.flat or not tail else None
+    plan = _nest_plan(header) if header.flat or header.templates or not tail else None
     return columns, constants, plan
 
 
@@ -338,8 +417,10 @@ class _Lines:
             row = decode_row(text, self.cells, self.typed, header.empty_null, header.floats)
             if self.constants:
                 _check_constants(row, self.constants)
-            if header.prefixes:
+            if self.typed and header.prefixes:
                 _add_prefixes([row], header.prefixes)
+            if self.typed and header.templates:
+                _add_templates([row], header.templates)
             return row if self.nest is None else _nest(row, self.nest)
         except DecodeError as exc:
             raise DecodeError.at(exc.msg, self.doc, pos + exc.pos) from None
@@ -381,6 +462,8 @@ def _section_rows(
                 _check_constants(row, state.constants)
         if state.typed and header.prefixes:
             _add_prefixes(found, header.prefixes)
+        if state.typed and header.templates:
+            _add_templates(found, header.templates)
         if state.nest is not None:
             found = nest_rows(found, state.nest)
         if not rows:

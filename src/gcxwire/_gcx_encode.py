@@ -21,6 +21,7 @@ from ._gcx_model import (
     _OF,
     _PREFIX,
     _SPACE,
+    _TEMPLATE,
     _VALUE,
 )
 from ._impl import (
@@ -34,7 +35,7 @@ from ._impl import (
     shared_keys,
     unescape,
 )
-from ._values import ABSENT, path_join
+from ._values import ABSENT, int_to_str, path_join
 from .errors import EncodeError, EncodeTypeError, EncodeValueError
 
 # A column that holds one scalar in this many rows or more is written once, in
@@ -515,6 +516,149 @@ def _cut_prefixes(
     return out
 
 
+# A column is derived from another (`template=`) only when this many rows and
+# at least half of its rows follow the template, and its cells there are long.
+_TEMPLATE_ROWS = 3
+_TEMPLATE_MIN = 12
+# Cell text a template may repeat: a source column's name holds none of these.
+_PLACEHOLDER_BAD = frozenset("{}\\=,")
+# A derived column: (source column index, text before, text after the source's).
+Derived = tuple[int, str, str]
+
+
+def _source_text(value: Any) -> str | None:
+    # What a source cell puts into a template: a string, or an int's digits.
+    if type(value) is str:
+        return value
+    if type(value) is int:
+        return int_to_str(value)
+    return None
+
+
+def _templates(
+    rows: Sequence[Any],
+    fields: Sequence[str],
+    paths: Sequence[Path],
+    held: Iterable[str],
+    prefixes: dict[int, str],
+) -> dict[int, Derived]:
+    """Columns that repeat another column's text inside a fixed one: index -> derivation.
+
+    ``…/users/octocat/followers`` beside ``login`` = ``octocat`` is
+    ``template=followers_url=…/users/{login}/followers``; the rows then leave
+    that cell blank. The template is the first row's; rows that do not follow
+    it keep their cell. Every row must hold the column (a blank cell there is
+    the derived value, so an absent key could not be told from it), and a
+    derived column is no source, nor a source a derived column.
+    """
+    if len(rows) < _TEMPLATE_ROWS or set(map(type, rows)) != {dict}:
+        return {}
+    skip = set(held)
+    first = rows[0]
+    texts: list[str | None] = []
+    for name, path in zip(fields, paths, strict=True):
+        text = None
+        if name not in skip and not _PLACEHOLDER_BAD.intersection(name) and name:
+            text = _source_text(_at(first, path))
+        texts.append(text or None)
+    found: dict[int, Derived] = {}
+    sources: set[int] = set()
+    for k, (name, path) in enumerate(zip(fields, paths, strict=True)):
+        start = _at(first, path)
+        if k in sources or name in skip or type(start) is not str or len(start) < _TEMPLATE_MIN:
+            continue
+        best: tuple[int, int, int, str, str] | None = None  # (matches, source length, …)
+        for s, text in enumerate(texts):
+            if text is None or s == k or s in found:
+                continue
+            for at in {start.find(text), start.rfind(text)} - {-1}:
+                before, after = start[:at], start[at + len(text) :]
+                if _SPACE.search(before) or _SPACE.search(after):
+                    continue  # a header token holds no whitespace
+                matches = _follow(rows, path, paths[s], before, after, best[0] if best else 0)
+                if matches and (best is None or (matches, len(text)) > best[:2]):
+                    best = (matches, len(text), s, before, after)
+        if best is None:
+            continue
+        _, _, s, before, after = best
+        # It pays when the cells it blanks (as they would be written: after a
+        # prefix) are twice the template's length; rows not following it keep theirs.
+        cut = len(prefixes.get(k, ""))
+        blanked = sum(
+            len(value) - cut
+            for row in rows
+            if type(value := _at(row, path)) is str
+            and (text := _source_text(_at(row, paths[s]))) is not None
+            and value == before + text + after
+        )
+        if blanked >= 2 * (len(before) + len(after) + len(fields[s]) + 2):
+            found[k] = (s, before, after)
+            sources.add(s)
+    # A derived column keeps its prefix only for the three strings a prefix needs.
+    for k, (s, before, after) in found.items():
+        if k in prefixes:
+            kept = 0
+            for row in rows:
+                value = _at(row, path := paths[k])
+                text = _source_text(_at(row, paths[s]))
+                if type(value) is str and (text is None or value != before + text + after):
+                    kept += 1
+            if kept < _PREFIX_ROWS:
+                del prefixes[k]
+    return found
+
+
+def _follow(
+    rows: Sequence[dict[str, Any]], path: Path, source: Path, before: str, after: str, beat: int
+) -> int:
+    """How many rows hold ``before + source text + after`` at ``path``.
+
+    0 when a row lacks the column, or as soon as the rest of the rows cannot
+    give more than ``beat`` matches, ``_TEMPLATE_ROWS`` and half of the rows.
+    """
+    size = len(rows)
+    need = max(beat + 1, _TEMPLATE_ROWS, (size + 1) // 2)
+    count = 0
+    for i, row in enumerate(rows):
+        value = _at(row, path)
+        if value is ABSENT:
+            return 0
+        text = _source_text(_at(row, source)) if type(value) is str else None
+        if text is not None and value == before + text + after:
+            count += 1
+        elif count + size - i - 1 < need:
+            return 0
+    return count
+
+
+def _template_text(name: str, source: str, before: str, after: str) -> str:
+    # `template=name=before{source}after`: literal braces in the text are `\{` `\}`.
+    def literal(text: str) -> str:
+        return escape(text).replace("{", "\\{").replace("}", "\\}")
+
+    return f"{escape(_name_text(name))}={literal(before)}{{{escape(source)}}}{literal(after)}"
+
+
+def _drop_derived(
+    rows: Sequence[dict[str, Any]], paths: Sequence[Path], templates: dict[int, Derived]
+) -> list[dict[str, Any]]:
+    """Copies of the rows without each cell its template gives (objects on the way copied)."""
+    out: list[dict[str, Any]] = []
+    for row in rows:
+        row = dict(row)
+        for k, (s, before, after) in templates.items():
+            text = _source_text(_at(row, paths[s]))
+            if text is None or _at(row, paths[k]) != before + text + after:
+                continue
+            target = row
+            for key in paths[k][:-1]:
+                target[key] = inner = dict(target[key])
+                target = inner
+            del target[paths[k][-1]]
+        out.append(row)
+    return out
+
+
 def _columnar(value: Any) -> list[dict[str, Any]] | None:
     """An object of two or more equal-length arrays (two or more items) as rows, else None."""
     if type(value) is not dict or len(value) < 2:
@@ -576,7 +720,18 @@ def _section(
     if names is not None:  # the groups are in the field list: `flat={}` says so
         pairs[0] = (_FLAT, "{}")
     prefixes = _prefixes(rows, fields, paths, constants)
-    if prefixes:  # the rows as written: each prefixed string keeps only its suffix
+    templates = _templates(rows, fields, paths, constants, prefixes)
+    if templates and keys is not None:  # the derived cells leave the rows: check keys first
+        if any(type(row) is not dict or tuple(row) != keys for row in rows):
+            return None
+        keys = None
+    if templates:  # the rows as written: each cell its template gives left blank
+        rows = _drop_derived(rows, paths, templates)
+        pairs.extend(
+            (_TEMPLATE, _template_text(fields[k], fields[s], before, after))
+            for k, (s, before, after) in templates.items()
+        )
+    if prefixes:  # and each prefixed string keeps only its suffix
         rows = _cut_prefixes(rows, paths, prefixes)
         pairs.extend((_PREFIX, _prefix_text(fields[k], text)) for k, text in prefixes.items())
     pairs.extend(marks)

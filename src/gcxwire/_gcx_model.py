@@ -28,7 +28,8 @@ _FLOAT: Final = "float"  # float=a,b: numbers in these columns are floats ("1" f
 _FLAT: Final = "flat"  # flat=owner: columns `owner.x` are the members of an object `owner`
 _FORM: Final = "form"  # form=columns: the rows are an object of parallel arrays, one per column
 _PREFIX: Final = "prefix"  # prefix=col=text: every string in column col starts with text
-_CONTROL: Final = (_OF, _IS, _EMPTY, _FLOAT, _FLAT, _FORM, _PREFIX)
+_TEMPLATE: Final = "template"  # template=col=a{src}b: col's blank cells are a + src's text + b
+_CONTROL: Final = (_OF, _IS, _EMPTY, _FLOAT, _FLAT, _FORM, _PREFIX, _TEMPLATE)
 # Objects nested this deep at most are spread over `a.b.c` columns.
 _FLAT_DEPTH: Final = 3
 _NO_FLOATS: Final[frozenset[str]] = frozenset()
@@ -58,6 +59,8 @@ class Header:
     constants: tuple[tuple[str, str], ...] = ()
     #: Typed reading: ``(column, prefix)`` for each ``prefix=`` column: its strings start so.
     prefixes: tuple[tuple[str, str], ...] = ()
+    #: Typed reading: ``(column, source, before, after)`` for each ``template=`` column.
+    templates: tuple[tuple[str, str, str, str], ...] = ()
 
 
 @dataclass

@@ -1,4 +1,4 @@
-"""Column transforms of the typed profile: `prefix=` columns and `form=columns` sections.
+"""Column transforms of the typed profile: `prefix=`, `template=` columns, `form=columns`.
 
 Each marker round-trips exactly on both twins, including values built to defeat
 it, and what it writes still reads in the reference-decoder model with the same
@@ -68,6 +68,46 @@ def url_tables(draw: st.DrawFn) -> list[dict[str, Any]]:
     return rows
 
 
+TEMPLATE_PARTS = st.sampled_from(
+    ["https://api.github.com/users/", "https://x.test/{a}/", "/srv/a\\b/", "", "user:"]
+)
+TAILS = st.sampled_from(["/followers", "/following{/other_user}", "@example.com", "", "}x{"])
+
+
+@st.composite
+def derived_tables(draw: st.DrawFn) -> list[dict[str, Any]]:
+    """Rows whose `url` (and `owner.url`) repeat `login` inside a fixed text, built to break it."""
+    before, after = draw(TEMPLATE_PARTS), draw(TAILS)
+    rows = []
+    for i in range(draw(st.integers(min_value=3, max_value=7))):
+        login: Any = draw(st.one_of(TEXT, st.integers(min_value=-5, max_value=10**20)))
+        text = login if isinstance(login, str) else str(login)
+        row: dict[str, Any] = {"login": login, "url": before + text + after, "id": i}
+        if draw(st.booleans()):
+            row["owner"] = {"name": text, "url": "https://example.org/people/" + text}
+        rows.append(row)
+    k = draw(st.integers(0, len(rows) - 1))
+    defeat = draw(
+        st.sampled_from(["none", "breaks", "null", "number", "list", "gone", "source", "bool"])
+    )
+    if defeat == "breaks":  # one row's cell does not follow the template
+        rows[k]["url"] = draw(TEXT)
+    elif defeat == "null":
+        rows[k]["url"] = None
+    elif defeat == "number":
+        rows[k]["url"] = draw(st.integers())
+    elif defeat == "list":
+        rows[k]["url"] = [before + "x" + after]
+    elif defeat == "gone":  # the derived column is absent in one row
+        del rows[k]["url"]
+    elif defeat == "source":  # the source is absent in one row
+        del rows[k]["login"]
+    elif defeat == "bool":  # a source that is no text (true is no "true")
+        rows[k]["login"] = True
+        rows[k]["url"] = before + "true" + after
+    return rows
+
+
 NAMES = st.sampled_from(["time", "temperature_2m", "rain", "code", "a.b", "of"])
 
 
@@ -88,9 +128,11 @@ def columnar(draw: st.DrawFn) -> dict[str, Any]:
 @st.composite
 def payloads(draw: st.DrawFn) -> Any:
     """The new forms at the top level and as members beside scalars and tables."""
-    kind = draw(st.sampled_from(["table", "columns", "object"]))
+    kind = draw(st.sampled_from(["table", "derived", "columns", "object"]))
     if kind == "table":
         return draw(url_tables())
+    if kind == "derived":
+        return draw(derived_tables())
     if kind == "columns":
         return draw(columnar())
     out: dict[str, Any] = {}
@@ -98,7 +140,7 @@ def payloads(draw: st.DrawFn) -> Any:
         out["latitude"] = draw(SCALARS)
     out["hourly"] = draw(columnar())
     if draw(st.booleans()):
-        out["items"] = draw(url_tables())
+        out["items"] = draw(st.one_of(url_tables(), derived_tables()))
     if draw(st.booleans()):
         out["units"] = {"time": "iso8601"}
     return out
@@ -245,7 +287,8 @@ def test_reference_decoder_reads_new_forms(value: Any, tool: str) -> None:
     """No error, the same sections, rows and columns; unmarked string cells unchanged.
 
     A `prefix=` column's string cells read as the suffixes, which with the
-    declared prefix give the strings back.
+    declared prefix give the strings back; a `template=` column's blank cells
+    are its template around the source column's text, its other cells as written.
     """
     text = gcx.encode(value, tool=tool)
     model = reference_model.decode(text)["sections"]
@@ -267,9 +310,20 @@ def test_reference_decoder_reads_new_forms(value: Any, tool: str) -> None:
             reference_model.unescape(v).split("=", 1) for k, v in header.raw_meta if k == "prefix"
         )
         constants = dict(header.constants)
+        templates = {name: (src, a, b) for name, src, a, b in header.templates}
         for read, row in zip(section["rows"], source, strict=True):
             got = reference_model.by_column(read, section["fields"], header.columns)
-            for key, original in _leaves(row):
+            leaves = dict(_leaves(row))
+            for key, original in leaves.items():
+                if key in templates:
+                    src, before, after = templates[key]
+                    base = leaves.get(src)
+                    text = base if isinstance(base, str) else None
+                    if type(base) is int:
+                        text = str(base)
+                    if text is not None and before + text + after == original:
+                        assert got[key] == ("\\" if header.empty_null else "")  # blank: derived
+                        continue
                 if (
                     not isinstance(original, str)
                     or original in ("", "true", "false", "null")
@@ -298,6 +352,69 @@ LABELS = [
     {"id": 1000 + i, "url": f"https://api.github.com/repos/octo-org/labels/labels/{n}", "name": n}
     for i, n in enumerate(["bug", "docs", "duplicate", "enhancement"])
 ]
+
+
+USERS = [
+    {"login": n, "id": i, "followers_url": f"https://api.github.com/users/{n}/followers"}
+    for i, n in enumerate(["octocat", "hubot", "monalisa", "defunkt", "mojombo", "pjhyett"])
+]
+
+
+def test_template_blanks_the_cells_it_gives() -> None:
+    text = roundtrip(USERS, tool="list_users")
+    header, first, *_ = text.split("\n")
+    assert header.endswith(" template=followers_url=https://api.github.com/users/{login}/followers")
+    assert first == "octocat\t0"
+
+
+def test_template_row_that_breaks_it_keeps_its_cell() -> None:
+    rows = [dict(r) for r in USERS]
+    rows[1]["followers_url"] = "https://example.org/elsewhere"
+    rows[2]["followers_url"] = None
+    text = roundtrip(rows)
+    assert "template=followers_url=" in text
+    assert text.split("\n")[2:4] == ["hubot\t1\thttps://example.org/elsewhere", "monalisa\t2\tnull"]
+
+
+def test_template_braces_in_the_text_are_escaped() -> None:
+    rows = [{"login": n, "u": f"https://x.test/{n}/gists{{/gist_id}}"} for n in "abcde"]
+    text = roundtrip(rows)
+    assert "template=u=https://x.test/{login}/gists\\{/gist_id\\}" in text
+    model = reference_model.decode(text)["sections"][0]
+    assert model["meta"]["template"] == "u=https://x.test/{login}/gists{/gist_id}"
+
+
+def test_template_from_an_int_and_from_a_nested_column() -> None:
+    base = "https://api.github.com/repos/o/r/issues/"
+    rows = [
+        {
+            "number": n,
+            "url": f"{base}{n}",
+            "user": {"login": f"u{n}", "page": f"https://x.test/@u{n}"},
+        }
+        for n in (*range(1, 9), 10**30, -1)
+    ]
+    text = roundtrip(rows)
+    assert "template=url=https://api.github.com/repos/o/r/issues/{number}" in text
+    assert "template=user.page=https://x.test/@{user.login}" in text
+
+
+def test_no_template_for_few_rows_or_when_a_row_lacks_the_column() -> None:
+    assert "template=" not in roundtrip(USERS[:2])
+    rows = [dict(r) for r in USERS]
+    del rows[3]["followers_url"]
+    assert "template=" not in roundtrip(rows)
+    rows = [dict(r) for r in USERS]
+    for r in rows[:4]:  # more than half the rows break it
+        r["followers_url"] = "https://example.org/" + r["login"][::-1]
+    assert "template=" not in roundtrip(rows)
+
+
+def test_template_decoding_refuses_what_it_cannot_derive() -> None:
+    with pytest.raises(DecodeError, match="holds no text"):
+        gcx.decode("GCX1 tool=t fields=a,b template=b=x{a}y\ntrue")
+    got = gcx.decode("GCX1 tool=t fields=a,b template=b=x\\{{a}\\}\n1\n2\tz")
+    assert got == [{"a": 1, "b": "x{1}"}, {"a": 2, "b": "z"}]
 
 
 def test_prefix_is_written_once_and_cells_keep_two_segments() -> None:
@@ -373,6 +490,15 @@ def test_columnar_error_names_the_array_item() -> None:
         ("GCX1 tool=t fields=a prefix=b=https://x/\nq", "names no column"),
         ("GCX1 tool=t fields=a prefix=a=x/ prefix=a=y/\nq", "two prefixes"),
         ("GCX1 tool=t fields=a prefix=a\nq", "names no column"),
+        ("GCX1 tool=t fields=a template=b=x{a}\nq", "names no column"),
+        ("GCX1 tool=t fields=a,b template=b=x{c}\nq", "names no source"),
+        ("GCX1 tool=t fields=a,b template=b=x{b}\nq", "names no source"),
+        ("GCX1 tool=t fields=a,b template=b=x\nq", "one `{column}` place"),
+        ("GCX1 tool=t fields=a,b template=b=x{a}{a}\nq", "one `{column}` place"),
+        ("GCX1 tool=t fields=a,b template=b=x{a\nq", "one `{column}` place"),
+        ("GCX1 tool=t fields=a,b template=b={a} template=b={a}/\nq", "two templates"),
+        ("GCX1 tool=t fields=a,b,c template=b={a} template=c={b}\nq", "also a template's source"),
+        ("GCX1 tool=t fields=a,b=1 template=b={a}\nq", "names no column"),
     ],
 )
 def test_bad_markers_raise_decode_error(payload: str, message: str) -> None:

@@ -38,6 +38,15 @@ CASES: list[tuple[str, set[str]]] = [
         {"prefix"},
     ),
     (
+        gcx(
+            [
+                {"n": f"u{i}", "u": f"https://api.example.test/users/u{i}/followers"}
+                for i in range(9)
+            ]
+        ),
+        {"template"},
+    ),
+    (
         gcx([{"a": i, "b": "same-value-here"} for i in range(3)]),
         {"constant"},
     ),

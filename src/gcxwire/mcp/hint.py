@@ -52,6 +52,10 @@ MARKERS: Final[dict[str, str]] = {
         "prefix=col=text: every text in column col starts with text, written once here:"
         " the cell issues/12 under prefix=url=https://x/ is https://x/issues/12."
     ),
+    "template": (
+        "template=col=text{other}: a blank cell in column col is text with the row's value of"
+        " column other in place of {other} (\\{ \\} are braces); a filled cell is as written."
+    ),
     "constant": (
         "A field written name=value in fields= is a column holding that value in every row;"
         " its cells are left blank."
@@ -154,8 +158,8 @@ def _gcx_markers(text: str) -> Iterator[str]:
                 yield "empty=null"
             elif key == "form" and f"form={value}" in MARKERS:
                 yield f"form={value}"
-            elif key == "prefix":
-                yield "prefix"
+            elif key in ("prefix", "template"):
+                yield key
         if header.constants:
             yield "constant"
     if _starts_cell(_GUARD, text):
