@@ -551,7 +551,7 @@ def _templates(
     the derived value, so an absent key could not be told from it), and a
     derived column is no source, nor a source a derived column.
     """
-    if len(rows) < _TEMPLATE_ROWS or set(map(type, rows)) != {dict}:
+    if 1 < len(rows) < _TEMPLATE_ROWS or set(map(type, rows)) != {dict}:
         return {}
     skip = set(held)
     first = rows[0]
@@ -591,7 +591,10 @@ def _templates(
             and (text := _source_text(_at(row, paths[s]))) is not None
             and value == before + text + after
         )
-        if blanked >= 2 * (len(before) + len(after) + len(fields[s]) + 2):
+        cost = 2 * (len(before) + len(after) + len(fields[s]) + 2)
+        if len(rows) == 1:  # a record: the header also repeats the name, once for one cell
+            cost = (cost + 2 * (len(name) + len(_TEMPLATE) + 2)) * 3 // 4
+        if blanked >= cost:
             found[k] = (s, before, after)
             sources.add(s)
     # A derived column keeps its prefix only for the three strings a prefix needs.
@@ -617,7 +620,7 @@ def _follow(
     give more than ``beat`` matches, ``_TEMPLATE_ROWS`` and half of the rows.
     """
     size = len(rows)
-    need = max(beat + 1, _TEMPLATE_ROWS, (size + 1) // 2)
+    need = max(beat + 1, _TEMPLATE_ROWS if size > 1 else 1, (size + 1) // 2)
     count = 0
     for i, row in enumerate(rows):
         value = _at(row, path)
@@ -657,6 +660,21 @@ def _drop_derived(
             del target[paths[k][-1]]
         out.append(row)
     return out
+
+
+def _derive_record(
+    obj: dict[str, Any], keys: list[str]
+) -> tuple[dict[str, Any], list[tuple[str, str]]]:
+    """A one-row record without the members a template gives, and those templates."""
+    paths: list[Path] = [(k,) for k in keys]
+    templates = _templates([obj], keys, paths, (), {})
+    if not templates:
+        return obj, []
+    pairs = [
+        (_TEMPLATE, _template_text(keys[k], keys[s], before, after))
+        for k, (s, before, after) in templates.items()
+    ]
+    return _drop_derived([obj], paths, templates)[0], pairs
 
 
 def _columnar(value: Any) -> list[dict[str, Any]] | None:
@@ -904,11 +922,11 @@ def _write_object(out: list[str], tool_text: str, obj: dict[str, Any]) -> None:
     if not any(isinstance(s, tuple) for s in segments):
         keys = list(obj)
         if keys and all(_field_text(k) is not None for k in keys):
-            style = _style([obj], keys)
-            out.append(
-                _header_line(tool_text, keys, [*_style_pairs(keys, *style), (_IS, "object")])
-            )
-            out.append(encode_row(obj, keys, *style) + "\n")  # its paths are `$.key` already
+            record, derived = _derive_record(obj, keys)
+            style = _style([record], keys)
+            pairs = [*_style_pairs(keys, *style), *derived, (_IS, "object")]
+            out.append(_header_line(tool_text, keys, pairs))
+            out.append(encode_row(record, keys, *style) + "\n")  # its paths are `$.key` already
         else:
             _write_value(out, tool_text, obj)
         return

@@ -108,6 +108,28 @@ def derived_tables(draw: st.DrawFn) -> list[dict[str, Any]]:
     return rows
 
 
+@st.composite
+def derived_records(draw: st.DrawFn) -> dict[str, Any]:
+    """One object whose members repeat its `url` inside fixed texts, built to break them."""
+    url = draw(TEMPLATE_PARTS) + draw(TEXT) + "/repos/octo-org/hello-world"
+    out: dict[str, Any] = {"id": draw(SCALARS), "url": url}
+    for name, tail in [("forks_url", "/forks"), ("keys_url", "/keys{/key_id}"), ("html", "")]:
+        out[name] = url + tail
+    out["note"] = draw(TEXT)
+    defeat = draw(st.sampled_from(["none", "breaks", "null", "number", "source", "bool"]))
+    if defeat == "breaks":
+        out["forks_url"] = draw(TEXT)
+    elif defeat == "null":
+        out["keys_url"] = None
+    elif defeat == "number":
+        out["html"] = draw(st.integers())
+    elif defeat == "source":  # the source member is gone
+        del out["url"]
+    elif defeat == "bool":
+        out["url"] = True
+    return out
+
+
 NAMES = st.sampled_from(["time", "temperature_2m", "rain", "code", "a.b", "of"])
 
 
@@ -128,11 +150,13 @@ def columnar(draw: st.DrawFn) -> dict[str, Any]:
 @st.composite
 def payloads(draw: st.DrawFn) -> Any:
     """The new forms at the top level and as members beside scalars and tables."""
-    kind = draw(st.sampled_from(["table", "derived", "columns", "object"]))
+    kind = draw(st.sampled_from(["table", "derived", "record", "columns", "object"]))
     if kind == "table":
         return draw(url_tables())
     if kind == "derived":
         return draw(derived_tables())
+    if kind == "record":
+        return draw(derived_records())
     if kind == "columns":
         return draw(columnar())
     out: dict[str, Any] = {}
@@ -304,6 +328,8 @@ def test_reference_decoder_reads_new_forms(value: Any, tool: str) -> None:
         source = _at_path(value, raw["of"]) if "of" in raw else value
         if raw.get("form") == "columns":
             source = [dict(zip(source, cells)) for cells in zip(*source.values())]
+        if raw.get("is") == "object" and len(model) == 1:  # a record: its one row
+            source = [value]
         if not isinstance(source, list):
             continue
         prefixes = dict(
@@ -408,6 +434,21 @@ def test_no_template_for_few_rows_or_when_a_row_lacks_the_column() -> None:
     for r in rows[:4]:  # more than half the rows break it
         r["followers_url"] = "https://example.org/" + r["login"][::-1]
     assert "template=" not in roundtrip(rows)
+
+
+def test_a_record_writes_its_members_derived_from_another_once() -> None:
+    url = "https://api.github.com/repos/octokit-fixture-org/hello-world"
+    repo = {"id": 1, "url": url, "forks_url": url + "/forks", "keys_url": url + "/keys{/key_id}"}
+    text = roundtrip(repo, tool="get_repository")
+    header, row = text.split("\n")
+    assert header.endswith(
+        " template=forks_url={url}/forks template=keys_url={url}/keys\\{/key_id\\} is=object"
+    )
+    assert row == "1\t" + url
+    # One short member is not worth its header token: it stays in the row.
+    assert "template=" not in roundtrip(
+        {"id": 1, "name": "hello-world-app", "slug": "hello-world-app!"}
+    )
 
 
 def test_template_decoding_refuses_what_it_cannot_derive() -> None:
