@@ -46,9 +46,12 @@ def count_tokens(text: str) -> int:
 
 count_part = tokens.count  # not remembered: the many small parts of a sample
 
-# Stats count a result up to this many characters exactly; a longer one is
-# estimated from a sample (tokens.estimate, about 1 % of the cost).
-EXACT_STATS = 1 << 16
+# Stats and candidates are counted exactly up to this many characters; a longer
+# text is estimated from a sample (tokens.estimate: 16 windows, 1 % of the text
+# and at least 1,024 characters) and counted only where estimates cannot decide.
+# Counting costs about 150 ns a character: a 50-row result's four texts (as
+# sent, compact, GCX1, DCP) took 2 ms in full, more than the rest of the rewrite.
+EXACT_STATS = 1 << 11
 
 
 estimate_tokens = tokens.estimate
