@@ -15,7 +15,7 @@ import gcxwire
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
 API = (DOCS / "api.md").read_text(encoding="utf-8")
-MODULES = ["gcxwire", "gcxwire.gcx", "gcxwire.dcp", "gcxwire.tokens"]
+MODULES = ["gcxwire", "gcxwire.gcx", "gcxwire.dcp", "gcxwire.layouts", "gcxwire.tokens"]
 
 
 def _sections() -> dict[str, list[str]]:

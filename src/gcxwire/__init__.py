@@ -2,7 +2,8 @@
 
 ``encode``/``decode`` pick and recognise the format (``format="auto"`` keeps the
 fewest-token lossless form); ``gcxwire.gcx`` and ``gcxwire.dcp`` are the codecs;
-``gcxwire.mcp`` encodes MCP tool results and reads them back (loaded on first use).
+``gcxwire.layouts`` declares a tool's fields once for both; ``gcxwire.mcp`` encodes MCP tool
+results and reads them back (loaded on first use).
 docs/api.md lists every public name.
 """
 
@@ -12,17 +13,19 @@ import importlib
 import warnings
 from typing import Any
 
-from . import dcp, gcx
+from . import dcp, gcx, layouts
 from ._auto import decode, encode
 from ._version import __version__
 from .errors import (
     ConfigError,
     DecodeError,
+    DriftError,
     EncodeError,
     EncodeTypeError,
     EncodeValueError,
     GatewayConfigError,
     GcxwireError,
+    LayoutError,
     PresetError,
     TokenizerUnavailableError,
     UnsupportedVersionError,
@@ -38,14 +41,17 @@ __all__ = [
     "EncodeError",
     "EncodeTypeError",
     "EncodeValueError",
+    "DriftError",
     "DecodeError",
     "UnsupportedVersionError",
     "TokenizerUnavailableError",
     "ConfigError",
     "GatewayConfigError",
     "PresetError",
+    "LayoutError",
     "gcx",
     "dcp",
+    "layouts",
     "mcp",
 ]
 

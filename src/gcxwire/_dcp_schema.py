@@ -13,7 +13,7 @@ import os
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal, get_args
 
 from ._values import ABSENT, path_join
 from .errors import DecodeError, EncodeTypeError, EncodeValueError
@@ -23,7 +23,9 @@ __all__ = [
     "Opened",
     "Path",
     "REGISTRY_SCHEMA",
+    "STATUSES",
     "SchemaRegistry",
+    "Status",
     "TypeDef",
     "check_record",
     "flatten",
@@ -34,6 +36,22 @@ __all__ = [
 
 Path = tuple[str, ...]
 TypeDef = dict[str, Any]
+
+#: Where a schema is in its lifecycle: learned from traffic (``provisional``, then
+#: ``confirmed``), given as a DCP schema file (``preset``), a declared layout (``declared``),
+#: or a declared layout on its way out (``deprecated``). A registry entry of a schema outside
+#: any lifecycle says ``""``.
+Status = Literal["provisional", "confirmed", "preset", "declared", "deprecated"]
+STATUSES: tuple[Status, ...] = get_args(Status)
+
+
+def check_status(status: Any, where: str = "$.status") -> Status | Literal[""]:
+    """``status`` if it is one of :data:`STATUSES` or ``""``; else ``EncodeValueError``."""
+    if status != "" and (not isinstance(status, str) or status not in STATUSES):
+        raise EncodeValueError(
+            f"Unknown schema status {status!r} (use {', '.join(STATUSES)})", where
+        )
+    return status  # type: ignore[no-any-return]  # one of the literal's values
 
 
 _ID_RE = re.compile(r"^(?P<domain>.*):v(?P<version>\d+)$")
@@ -255,11 +273,12 @@ class DcpSchema:
             out["mapping"] = self.mapping_def()
         return out
 
-    def to_entry(self, status: str = "") -> dict[str, Any]:
+    def to_entry(self, status: Status | Literal[""] = "") -> dict[str, Any]:
         """This schema as one row of :data:`REGISTRY_SCHEMA`: id, version, status, description,
         fields, types, paths (dot paths, as in the mapping file) and nestSchemas (sub-schemas as
         entries). ``status`` is the schema's lifecycle state where it has one (the proxy's
         ``provisional``, ``confirmed``, ``preset``...), else empty; sub-schemas share it."""
+        check_status(status)
         return {
             "id": self.id,
             "version": self.version,
@@ -276,6 +295,7 @@ class DcpSchema:
         """The schema of a :meth:`to_entry` row (as ``dcp.decode`` gives it back)."""
         if not isinstance(entry, Mapping):
             raise EncodeValueError("A registry entry must be an object")
+        check_status(entry.get("status", ""))
         nest = entry.get("nestSchemas") or {}
         definition = {
             "$dcp": "schema",
@@ -285,6 +305,12 @@ class DcpSchema:
             "types": entry.get("types") or {},
         }
         schema = cls.from_def(definition, {"paths": entry.get("paths") or {}})
+        version = entry.get("version", schema.version)
+        if version != schema.version or isinstance(version, bool):
+            raise EncodeValueError(
+                f"Entry {schema.id!r} says version {version!r}, its id {schema.version}",
+                "$.version",
+            )
         subs = {name: cls.from_entry(sub) for name, sub in nest.items()}
         return cls(schema.id, schema.fields, schema.types, schema.paths, subs, schema.description)
 
@@ -367,6 +393,7 @@ class SchemaRegistry:
     def __init__(self, folder: str | os.PathLike[str] | None = None) -> None:
         self.folder = None if folder is None else os.fspath(folder)
         self._schemas: dict[str, DcpSchema] = {}
+        self._status: dict[str, Status | Literal[""]] = {}
         if self.folder is not None and os.path.isdir(self.folder):
             self.load()
 
@@ -386,20 +413,26 @@ class SchemaRegistry:
         """The schema for ``schema_id``; a cutdown id (``x:v1#1b``) finds its base schema."""
         return self._schemas.get(schema_id.split("#", 1)[0])
 
-    def add(self, schema: DcpSchema) -> None:
+    def add(self, schema: DcpSchema, *, status: Status | Literal[""] = "") -> None:
+        """Add (or replace) ``schema``, at ``status`` in its lifecycle (``""``: none)."""
+        self._status[schema.id] = check_status(status)
         self._schemas[schema.id] = schema
 
+    def status(self, schema_id: str) -> Status | Literal[""] | None:
+        """The lifecycle status of ``schema_id`` (a cutdown id finds its base schema)."""
+        return self._status.get(schema_id.split("#", 1)[0])
+
     def entries(self) -> list[dict[str, Any]]:
-        """Every schema as a row of :data:`REGISTRY_SCHEMA`, so the registry is itself a DCP
-        table: ``dcp.encode(registry.entries(), REGISTRY_SCHEMA)``."""
-        return [schema.to_entry() for schema in self._schemas.values()]
+        """Every schema as a row of :data:`REGISTRY_SCHEMA`, with its status, so the registry
+        is itself a DCP table: ``dcp.encode(registry.entries(), REGISTRY_SCHEMA)``."""
+        return [schema.to_entry(self._status[sid]) for sid, schema in self._schemas.items()]
 
     @classmethod
     def from_entries(cls, entries: Iterable[Mapping[str, Any]]) -> SchemaRegistry:
-        """A registry (without a folder) of the schemas ``entries`` describe."""
+        """A registry (without a folder) of the schemas ``entries`` describe, with their status."""
         registry = cls()
         for entry in entries:
-            registry.add(DcpSchema.from_entry(entry))
+            registry.add(DcpSchema.from_entry(entry), status=entry.get("status", ""))
         return registry
 
     def _file_stem(self, schema: DcpSchema) -> str:
@@ -416,7 +449,7 @@ class SchemaRegistry:
         written = []
         for item in [schema] if schema is not None else list(self._schemas.values()):
             if schema is not None:
-                self.add(schema)
+                self.add(schema, status=self._status.get(schema.id, ""))
             stem = os.path.join(self.folder, self._file_stem(item))
             for path, body in (
                 (stem + ".json", item.to_def()),
@@ -444,7 +477,7 @@ class SchemaRegistry:
             if os.path.exists(mapping_path):
                 mapping = _read_json(mapping_path)
             schema = DcpSchema.from_def(definition, mapping)
-            self._schemas[schema.id] = schema
+            self.add(schema)
             loaded.append(schema.id)
         return loaded
 
@@ -465,13 +498,20 @@ REGISTRY_SCHEMA = DcpSchema(
     fields=("id", "version", "status", "description", "fields", "types", "paths", "nestSchemas"),
     types={
         "id": {"type": "string", "description": "domain:vN"},
-        "version": {"type": "number", "description": "N of the id"},
-        "status": {"type": "string", "description": "lifecycle state, empty outside one"},
+        "version": {"type": "integer", "description": "N of the id: a new field is a new version"},
+        "status": {
+            "type": "string",
+            "enum": ["", *STATUSES],
+            "description": "lifecycle state, empty outside one",
+        },
         "description": {"type": "string"},
-        "fields": {"type": "string", "description": "the positional field names, in order"},
-        "types": {"type": "string", "description": "field -> {type, enum?, min?, max?}"},
-        "paths": {"type": "string", "description": "field -> dot path in the source record"},
-        "nestSchemas": {"type": "string", "description": "array field -> sub-schema entry"},
+        "fields": {"type": "array", "description": "the positional field names, in order"},
+        "types": {
+            "type": "object",
+            "description": "field -> {type, enum?, min?, max?, required?, constant?, prefix?}",
+        },
+        "paths": {"type": "object", "description": "field -> dot path in the source record"},
+        "nestSchemas": {"type": "object", "description": "array field -> sub-schema entry"},
     },
     description="DCP schema registry: one row per DcpSchemaDef",
 )

@@ -6,17 +6,25 @@ configuration loaders. Messages start with a capital letter and end without a pe
 
 from __future__ import annotations
 
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ._layout_check import Drift
+
 __all__ = [
     "GcxwireError",
     "EncodeError",
     "EncodeTypeError",
     "EncodeValueError",
+    "DriftError",
     "DecodeError",
     "UnsupportedVersionError",
     "TokenizerUnavailableError",
     "ConfigError",
     "GatewayConfigError",
     "PresetError",
+    "LayoutError",
     "ScorecardError",
     "HttpUnavailable",
 ]
@@ -56,6 +64,24 @@ class EncodeTypeError(EncodeError, TypeError):
 
 class EncodeValueError(EncodeError, ValueError):
     """The value's type is fine but this value is not (NaN, too deep...)."""
+
+
+class DriftError(EncodeValueError):
+    """A value does not fit the declared layout it was encoded with.
+
+    ``drift`` (a :class:`gcxwire.layouts.Drift`) says how, where, and which layout (tool and
+    version); the message names all three, never the value itself.
+    """
+
+    def __init__(self, drift: Drift) -> None:
+        self.drift = drift
+        super().__init__(drift.message, drift.path)
+
+    def __reduce__(self) -> tuple[type[DriftError], tuple[Drift]]:  # type: ignore[override]
+        return (type(self), (self.drift,))
+
+    def relocated(self, prefix: str) -> DriftError:
+        return type(self)(replace(self.drift, path=prefix + self.path[1:]))
 
 
 class DecodeError(GcxwireError, ValueError):
@@ -102,6 +128,42 @@ class GatewayConfigError(ConfigError):
 
 class PresetError(ConfigError):
     """A field-filter or DCP schema file given to the proxy is unreadable or malformed."""
+
+
+class LayoutError(ConfigError):
+    """A declared layout, or a layout file, is malformed.
+
+    ``reason`` says why, ``where`` names the member as a JSONPath into the document
+    (``$.fields[3].type``) and ``segments`` is the same place as keys and indexes
+    (``("fields", 3, "type")``); for a file, ``file``, ``line`` and ``column`` (1-based) say
+    where it is, and the message starts with them.
+    """
+
+    def __init__(
+        self,
+        reason: str,
+        where: str = "$",
+        file: str | None = None,
+        line: int = 0,
+        column: int = 0,
+        segments: tuple[str | int, ...] = (),
+    ) -> None:
+        self.reason = reason
+        self.where = where
+        self.segments = segments
+        self.file = file
+        self.line = line
+        self.column = column
+        place = "" if file is None else f"{file}, line {line}, column {column}: "
+        super().__init__(f"{place}{reason} - at `{where}`")
+
+    def __reduce__(
+        self,
+    ) -> tuple[type[LayoutError], tuple[str, str, str | None, int, int, tuple[str | int, ...]]]:
+        return (
+            type(self),
+            (self.reason, self.where, self.file, self.line, self.column, self.segments),
+        )
 
 
 class ScorecardError(GcxwireError):

@@ -1,0 +1,134 @@
+"""Hypothesis strategies for declared layouts and the records that fit them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import strategies as st
+
+from gcxwire.layouts import JSON_TYPES, STATUSES, UNSET, Field, JsonType, Layout
+
+from .strategies import SCALARS, TEXT
+
+# Keys a dot path can name (no ".", not empty), some of them awkward in a GCX1 header.
+KEYS = st.one_of(
+    st.sampled_from(["id", "name", "owner", "login", "url", "kind", "of", "is", "tool", "é", "x"]),
+    st.text(min_size=1, max_size=5).filter(lambda k: "." not in k),
+)
+TOOLS = st.sampled_from(["search", "list_issues", "get_callers", "db.query", "a:b", "ü"])
+PREFIXES = st.sampled_from(["https://api.github.com/repos/", "src/", "x", "urn:a:"])
+
+_VALUES: dict[str, st.SearchStrategy[Any]] = {
+    "string": TEXT,
+    "integer": st.integers(min_value=-(10**20), max_value=10**20),
+    "number": st.one_of(st.floats(allow_nan=False, allow_infinity=False), st.integers()),
+    "boolean": st.booleans(),
+    "null": st.none(),
+    "array": st.lists(SCALARS, max_size=3),
+    "object": st.dictionaries(st.sampled_from(["a", "b c", ""]), SCALARS, max_size=2),
+}
+_CONSTANTS: dict[str, st.SearchStrategy[Any]] = {
+    "string": TEXT,
+    "integer": st.integers(-5, 5),
+    "number": st.sampled_from([1.0, -0.0, 0.5, 3]),
+    "boolean": st.booleans(),
+    "null": st.none(),
+}
+
+
+@st.composite
+def fields(draw: st.DrawFn, depth: int = 2, items: bool = True) -> tuple[Field, ...]:
+    """One object level's fields, in tree order: leaves and objects holding fields."""
+    keys = draw(st.lists(KEYS, min_size=1, max_size=4, unique=True))
+    out: list[Field] = []
+    for key in keys:
+        if depth > 0 and draw(st.integers(0, 3)) == 0:
+            for sub in draw(fields(depth - 1, items)):
+                out.append(_moved(sub, key))
+            continue
+        out.append(draw(leaf(key, items)))
+    return tuple(out)
+
+
+def _moved(item: Field, key: str) -> Field:
+    return Field(
+        f"{key}.{item.path}",
+        item.type,
+        item.required,
+        item.constant,
+        item.prefix,
+        item.items,
+        item.description,
+    )
+
+
+@st.composite
+def leaf(draw: st.DrawFn, path: str, items: bool = True) -> Field:
+    types: list[JsonType] = draw(
+        st.lists(st.sampled_from(JSON_TYPES), min_size=1, max_size=3, unique=True)
+    )
+    required = draw(st.booleans())
+    constant: Any = UNSET
+    prefix = None
+    sub = None
+    scalar = [t for t in types if t in _CONSTANTS]
+    mark = draw(st.integers(0, 5))
+    if mark == 0 and scalar:
+        constant = draw(_CONSTANTS[draw(st.sampled_from(scalar))])
+        required = True
+    elif mark == 1 and "string" in types:
+        prefix = draw(PREFIXES)
+    elif mark == 2 and "array" in types and items:
+        sub = draw(fields(1, items=False))
+    description = draw(st.sampled_from(["", "the id", "ü\nx"]))
+    kind: Any = types[0] if len(types) == 1 else tuple(types)
+    return Field(path, kind, required, constant, prefix, sub, description)
+
+
+@st.composite
+def layouts(draw: st.DrawFn) -> Layout:
+    return Layout(
+        tool=draw(TOOLS),
+        version=draw(st.integers(1, 30)),
+        fields=draw(fields()),
+        status=draw(st.sampled_from(STATUSES)),
+        description=draw(st.sampled_from(["", "Repositories", "a\tb"])),
+    )
+
+
+@st.composite
+def record(draw: st.DrawFn, level: tuple[Field, ...]) -> dict[str, Any]:
+    """A record that fits ``level``: every object on a field's path is there."""
+    out: dict[str, Any] = {}
+    for item in level:
+        if not item.required and draw(st.integers(0, 3)) == 0:
+            value: Any = _ABSENT
+        else:
+            value = draw(fitting(item))
+        target = out
+        *parents, last = item.segments
+        for key in parents:
+            target = target.setdefault(key, {})
+        if value is not _ABSENT:
+            target[last] = value
+    return out
+
+
+_ABSENT = object()
+
+
+@st.composite
+def fitting(draw: st.DrawFn, item: Field) -> Any:
+    if item.constant is not UNSET:
+        return item.constant
+    kind = draw(st.sampled_from(item.types))
+    if item.prefix is not None and kind == "string":
+        return item.prefix + draw(TEXT)
+    if item.items is not None and kind == "array":
+        return draw(st.lists(record(item.items), max_size=3))
+    return draw(_VALUES[kind])
+
+
+@st.composite
+def batches(draw: st.DrawFn, layout: Layout, min_size: int = 0) -> list[dict[str, Any]]:
+    return draw(st.lists(record(layout.fields), min_size=min_size, max_size=5))
