@@ -23,10 +23,11 @@ from gcxwire import dcp
 from gcxwire.proxy.codecs import DcpCodec
 from gcxwire.proxy.jsonrpc import INVALID_PARAMS, METHOD_NOT_FOUND, PendingRequest
 from gcxwire.proxy.lifecycle import SchemaLifecycle
+from gcxwire.proxy.options import parse_options
 from gcxwire.proxy.registry import SCHEMAS_URI, SchemaResources, ServedRegistry, tool_uri
 
 from ..node_deps import NODE_DIR, node_missing
-from .helpers import SERVERS, TABLE_SERVER, carried_value, proxy_params
+from .helpers import LINE_SERVER, SERVERS, TABLE_SERVER, RawProxy, carried_value, proxy_params
 from .servers.table_server import rows_for, search_for
 
 TOOLS_ONLY_SERVER = [sys.executable, str(SERVERS / "tools_only_server.py")]
@@ -274,3 +275,68 @@ def test_the_typescript_sdk_client_reads_the_registry() -> None:
     assert registry_rows(whole) == registry_rows(one)
     assert [row["id"] for row in registry_rows(whole)] == ["rows:v1"]
     assert own == "the table server's own resource"
+
+
+def test_the_servers_pages_pass_as_sent_and_the_registry_follows_its_last() -> None:
+    """Byte level, with the scripted line server: its first page is relayed byte for
+    byte, its URI in the proxy's namespace shadows the proxy's, reads stay its own."""
+    server = [*LINE_SERVER, "--advertise-resources", "--resources=a://1,a://2,gcxwire://schemas/t"]
+    hello = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t"}}
+    table = json.dumps([{"id": i, "name": f"n{i}"} for i in range(6)], indent=2)
+
+    async def scenario() -> None:
+        async with RawProxy(server) as proxy:
+            await proxy.send(raw_request(0, "initialize", hello))
+            assert "resources" in (await proxy.recv())["result"]["capabilities"]
+            await proxy.send(
+                raw_request(1, "tools/call", {"name": "t", "arguments": {"text": table}})
+            )
+            await proxy.recv()
+            await proxy.send(raw_request(2, "resources/list", {}))
+            first = {"resources": [{"uri": "a://1"}, {"uri": "a://2"}], "nextCursor": "2"}
+            sent = {"jsonrpc": "2.0", "id": 2, "result": first}
+            assert await proxy.recv_line() == json.dumps(sent, separators=(",", ":")).encode()
+            await proxy.send(raw_request(3, "resources/list", {"cursor": "2"}))
+            last = (await proxy.recv())["result"]
+            assert uris(last) == ["gcxwire://schemas/t", SCHEMAS_URI]  # no second .../t
+            await proxy.send(raw_request(4, "resources/read", {"uri": "gcxwire://schemas/t"}))
+            assert (await proxy.recv())["result"]["by"] == "line"  # the server's own
+            await proxy.send(raw_request(5, "resources/read", {"uri": SCHEMAS_URI}))
+            (contents,) = (await proxy.recv())["result"]["contents"]
+            assert [row["id"] for row in registry_rows(contents["text"])] == ["t:v1"]
+            await proxy.send(raw_request(6, "resources/read", {"uri": "a://2"}))
+            assert (await proxy.recv())["result"]["params"] == {"uri": "a://2"}
+
+    run(scenario())
+
+
+def raw_request(rid: int, method: str, params: dict[str, Any]) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": rid, "method": method, "params": params}
+
+
+def test_no_registry_is_an_option() -> None:
+    assert parse_options(["--", "s"]).registry is True
+    assert parse_options(["--no-registry", "--", "s"]).registry is False
+
+
+@pytest.mark.slow
+def test_a_gateway_of_servers_without_resources_answers_both_lists_in_2026(
+    tmp_path: Path,
+) -> None:
+    """No server has resources or templates: the 2026-07-28 client still gets valid
+    lists (the SDK requires ttlMs and cacheScope), the registry in one of them."""
+    config = tmp_path / "gateway.json"
+    bare = {"command": TOOLS_ONLY_SERVER[0], "args": TOOLS_ONLY_SERVER[1:]}
+    config.write_text(json.dumps({"mcpServers": {"bare": bare}}))
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "gcxwire.proxy", "--servers", str(config)]
+    )
+
+    async def scenario() -> None:
+        async with Client(params, mode="2026-07-28") as client:
+            await client.call_tool("bare__rows", {"n": 3})
+            listed = [str(item.uri) for item in (await client.list_resources()).resources]
+            assert listed == [SCHEMAS_URI, "gcxwire://schemas/bare__rows"]
+            assert (await client.list_resource_templates()).resource_templates == []
+
+    run(scenario())

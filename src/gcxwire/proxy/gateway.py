@@ -593,10 +593,11 @@ class Gateway:
         result = {**cache_hints(pages), kind.key: items}
         if kind is RESOURCES and self._registry is not None:
             items.extend(self._registry.items(seen))  # the servers' own URIs first
-            if self._era == "modern" or "ttlMs" in result:  # it grows as tools are called
+            if "ttlMs" in result:  # the registry grows as tools are called
                 result.update(ttlMs=0, cacheScope="private")
-            if self._era == "modern":
-                result.setdefault("resultType", "complete")
+        if self._era == "modern" and "ttlMs" not in result:
+            # No server gave a page (none has this list): 2026-07-28 still needs the hints.
+            result.update(ttlMs=0, cacheScope="private", resultType="complete")
         return orjson.dumps({"jsonrpc": "2.0", "id": client_id, "result": result})
 
     async def _drain_list(

@@ -22,6 +22,7 @@ a template matches) answer ``{"by": LABEL, "method", "params"}``, where LABEL is
 ``--label=`` (default ``line``); an unknown item gets -32602. A subscribe is
 followed by ``notifications/resources/updated`` for its URI. A list it was
 given no names for gets -32601, as from a server without that capability.
+``--advertise-resources`` puts ``resources`` in the initialize answer's capabilities.
 ``--ttl=N`` and ``--scope=S`` put ``ttlMs`` and ``cacheScope`` on every list page.
 ``--mute`` answers nothing at all (a hung server).
 ``--ignore-eof`` keeps it running after stdin closes (a server that needs SIGTERM);
@@ -117,6 +118,8 @@ def main() -> None:
                 "protocolVersion": params.get("protocolVersion"),
                 "capabilities": {"tools": {}},
             }
+            if "--advertise-resources" in sys.argv:
+                hello["capabilities"]["resources"] = {}
             write(
                 {"jsonrpc": "2.0", "id": rid, "result": {**hello, "serverInfo": {"name": "line"}}}
             )
