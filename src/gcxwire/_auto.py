@@ -84,7 +84,8 @@ def encode(
 # - a long list written one line per row (GCX1's and DCP's tables) is
 #   estimated from the same sampled rows in each format, so two formats are
 #   compared by the spread of their per-row differences, which is far smaller
-#   than either one's own;
+#   than either one's own; when 32 rows cannot decide, 128, then 512... are
+#   sampled (while under half of the rows) before any whole text is counted;
 # - a candidate is left out on its estimate only when it is more than _MARGIN
 #   above the best plus _SPREADS standard errors of the difference; every
 #   other one is counted exactly, so a choice closer than _MARGIN is always
@@ -92,6 +93,7 @@ def encode(
 _MARGIN = 0.01
 _SPREADS = 4.0
 _SAMPLE_ROWS = 32
+_GROWTH = 4  # how much bigger the next sample is, when one has not decided
 _SAMPLE_FIT = 0.10  # how far the sampled rows' length may miss the text's
 _ORDER = ("json", "gcx", "dcp")  # the tie-break: JSON first
 
@@ -182,20 +184,26 @@ class _Auto:
                 return None
         return header, [tokens.count(part) for part in parts]
 
-    def estimate(self) -> None:
+    def estimate(self, size: int = _SAMPLE_ROWS) -> bool:
+        """Estimates of every candidate; False when a sample of ``size`` rows was
+        refused as unlike the table (window estimates stand in then)."""
+        self.sampled.clear()
+        self.estimates.clear()
         rows = self.value
+        refused = False
         if (
             isinstance(rows, list)
-            and len(rows) > 2 * _SAMPLE_ROWS
+            and len(rows) > 2 * size
             and all(isinstance(rows[i], dict) and rows[i] for i in (0, len(rows) // 2, -1))
         ):
-            picked = [index * len(rows) // _SAMPLE_ROWS for index in range(_SAMPLE_ROWS)]
+            picked = [index * len(rows) // size for index in range(size)]
             for name in _ORDER:
                 if name == "json" or name in _ENCODERS:
                     found = self.sample(name, picked)
                     if found is None and name != "dcp" and self.texts.get(name) is not None:
                         self.sampled.clear()  # an unlike sample misleads every format
                         self.estimates.clear()
+                        refused = True
                         break
                     if found is not None:
                         self.sampled[name] = found
@@ -210,6 +218,7 @@ class _Auto:
                 self.estimates[name] = tokens.estimate(text)
                 if not self.estimates[name][1]:
                     self.exact[name] = int(self.estimates[name][0])
+        return not refused
 
     def clearly_worse(self, name: str, best: str) -> bool:
         """Whether ``name``'s estimate is above ``best``'s by more than its error can explain."""
@@ -222,20 +231,31 @@ class _Auto:
         return count - least > _MARGIN * least + _SPREADS * error
 
     def choose(self) -> str:
-        self.estimate()
+        size = _SAMPLE_ROWS
+        fits = self.estimate(size)
+        refused: set[str] = set()  # written, but not exact
         while True:
+            for name in refused:
+                self.estimates.pop(name, None)
             order = sorted(
                 self.estimates, key=lambda name: (self.estimates[name][0], _ORDER.index(name))
             )
             best = order[0]
             close = [name for name in order if not self.clearly_worse(name, best)]
+            if len(close) > 1 and (not fits or all(n in self.sampled for n in close)):
+                # Undecided on a sample: four times the rows halve its error,
+                # at a fraction of counting whole texts (while under half of the rows).
+                if isinstance(self.value, list) and size * _GROWTH * 2 < len(self.value):
+                    size *= _GROWTH
+                    fits = self.estimate(size)
+                    continue
             if len(close) > 1:
                 best = min(close, key=lambda name: (self.count(name), _ORDER.index(name)))
             text = self.texts["json"] if best == "json" else self.text(best)
             assert text is not None
             if best == "json" or _decodes_to(text, self.value, self.json_bytes):
                 return text
-            del self.estimates[best]  # not exact after all: choose among the others
+            refused.add(best)  # not exact after all: choose among the others
 
 
 def _decodes_to(text: str, value: Any, value_json: bytes | None = None) -> bool:

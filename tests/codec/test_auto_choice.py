@@ -134,3 +134,35 @@ def test_rows_the_sample_missed_are_noticed() -> None:
     unlike.estimate()
     assert not unlike.sampled
     check(value)
+
+
+def _quotes(n: int, seed: int = 4) -> list[dict[str, Any]]:
+    rnd = random.Random(seed)
+    return [
+        {
+            "sym": f"S{i % 97}",
+            "price": round(rnd.uniform(1, 500), 2),
+            "chg": round(rnd.uniform(-5, 5), 4),
+            "up": rnd.random() < 0.5,
+        }
+        for i in range(n)
+    ]
+
+
+def test_candidates_a_few_percent_apart_are_told_apart_on_more_rows(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """GCX1 and DCP 4 % apart: 32 sampled rows cannot tell, 512 can; no text counted in full."""
+    value = _quotes(2000)
+    check(value)
+    counted: list[int] = []
+    real_count = tokens.count
+
+    def spy(text: str, encoding: str = "cl100k_base") -> int:
+        counted.append(len(text))
+        return real_count(text, encoding)
+
+    monkeypatch.setattr(tokens, "count", spy)
+    chosen = select.encode(value, tool="t")
+    assert select.detect(chosen) == "gcx"
+    assert sum(counted) < 0.5 * len(chosen)
