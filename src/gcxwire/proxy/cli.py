@@ -19,7 +19,7 @@ from .http_upstream import HttpUnavailable, HttpUpstream, require_httpx
 from .interceptor import HintSession, ResponseInterceptor
 from .lifecycle import SchemaLifecycle, SchemaVersion
 from .options import ProxyOptions, parse_options
-from .presets import FieldFilter, PresetError, load_filters, load_schema_defs
+from .presets import FieldFilter, PresetError, load_filters, load_layouts, load_schema_defs
 from .registry import SchemaResources, ServedRegistry, lifecycle_schemas
 from .relay import Relay
 from .stats import ProxyStats, write_gateway_stats
@@ -161,6 +161,10 @@ def build_interceptor(
         if dcp is not None:
             for tool, definition in load_schema_defs(options.presets).items():
                 presets[tool] = dcp.from_def(definition)
+            for tool, layout in load_layouts(options.presets).items():
+                if tool in presets:
+                    log.warning("%s: its declared layout %s replaces its preset", tool, layout.id)
+                presets[tool] = dcp.from_layout(layout)
     elif options.max_fields is not None:
         filters = {"*": FieldFilter(max_fields=options.max_fields)}
     lifecycle = None

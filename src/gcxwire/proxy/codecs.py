@@ -117,6 +117,12 @@ class DcpCodec:
         schema = self._dcp.DcpSchema.from_def(definition)
         return SchemaVersion(schema.domain, schema.version, "preset", schema)
 
+    def from_layout(self, layout: Any) -> SchemaVersion:
+        """A declared layout (``gcxwire.layouts.Layout``) as its DCP schema, ``tool:vN``."""
+        return SchemaVersion(
+            layout.tool, layout.version, "declared", layout.to_dcp(), layout=layout
+        )
+
     def encode(self, table: Table, schema: SchemaVersion) -> str:
         """The table's value (rows, or the wrapper around them) encoded with ``schema``."""
         text: str = self._dcp.encode(table.value, schema.schema)

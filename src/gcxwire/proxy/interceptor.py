@@ -330,13 +330,44 @@ class ResponseInterceptor:
         """A table in the chosen format; any other JSON value (or a table no
         format carries more cheaply) as compact JSON or gcxwire.encode's pick."""
         table = find_table(value)
-        chosen = None if table is None else self._encode(tool, table)
+        if self._drifted(tool, value, table):  # as if the tool had no layout or DCP schema
+            fmt: Format = self.format
+            chosen = None if table is None else self._encode_select(tool, table.value, fmt)
+        else:
+            chosen = None if table is None else self._encode(tool, table)
         if chosen is not None and (self.format == "auto" or chosen.format != "json"):
             return chosen
         plain = self._encode_select(tool, value, "auto" if table is None else "json")
         if chosen is None or (plain is not None and not no_more(chosen, plain)):
             return plain
         return chosen
+
+    def _drifted(self, tool: str, value: Any, table: Table | None) -> bool:
+        """Whether a result of a tool with a declared layout does not fit it.
+
+        A drift is counted in the stats and logged (its kinds and places, never a
+        value); the result then goes out in the encoding inferred from the value
+        itself, never under the layout's id (or as sent, if that is not smaller).
+        """
+        declared = self.lifecycle.preset(tool) if self.lifecycle is not None else None
+        layout = None if declared is None else declared.layout
+        if layout is None:
+            return False
+        drifts = layout.check(value if table is None else self._filtered(tool, table).value)
+        if not drifts:
+            return False
+        first = drifts[0]
+        counters = self.stats.tool(tool)
+        counters.drifts += 1
+        counters.last_drift = f"{first.kind} {first.field or '-'} at {first.path}, {layout.id}"
+        more = f" and {len(drifts) - 1} more" if len(drifts) > 1 else ""
+        log.warning(
+            "%s: a result does not fit its layout (%s%s); sent in the inferred encoding",
+            tool,
+            first,
+            more,
+        )
+        return True
 
     def _note_schema(self, tool: str, used: SchemaVersion | None) -> None:
         """Stats show the schema that encoded the result, else the tool's current one."""

@@ -33,7 +33,7 @@ __all__ = [
     "field_kinds",
 ]
 
-Status = Literal["provisional", "confirmed", "preset"]
+Status = Literal["provisional", "confirmed", "preset", "declared"]
 Row = dict[str, Any]
 # build(tool, version, rows, exclude) -> the codec's schema object for that version
 SchemaBuilder = Callable[[str, int, Sequence[Row], Sequence[str]], Any]
@@ -200,6 +200,7 @@ class SchemaVersion:
     status: Status
     schema: Any = None  # the codec's schema object
     dropped: tuple[str, ...] = ()  # paths left out because they were always null
+    layout: Any = None  # the declared layout (gcxwire.layouts.Layout) it was made from
 
     @property
     def id(self) -> str:
@@ -271,6 +272,10 @@ class SchemaLifecycle:
             if tool not in self._presets
         ]
         return [*self._presets.items(), *learned]
+
+    def preset(self, tool: str) -> SchemaVersion | None:
+        """The schema the user gave for ``tool`` (a preset or a declared layout)."""
+        return self._presets.get(tool)
 
     def schema_for(self, tool: str, rows: Sequence[Row]) -> SchemaVersion:
         preset = self._presets.get(tool)

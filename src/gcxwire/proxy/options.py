@@ -221,7 +221,8 @@ def build_parser() -> argparse.ArgumentParser:
     schemas.add_argument(
         "--presets",
         metavar="DIR",
-        help="directory of preset schemas (*.json) and field filters (<name>.filter.json)",
+        help="directory of preset schemas (*.json), declared layouts (*.layout.json, "
+        "*.layouts.json) and field filters (<name>.filter.json)",
     )
     schemas.add_argument(
         "--no-registry",

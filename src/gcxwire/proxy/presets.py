@@ -10,6 +10,10 @@
 dropped automatically: that is the schema lifecycle's job, and only once a field
 was null in every one of N rows (see :mod:`.lifecycle`).
 
+``<tool>.v<N>.layout.json`` and ``*.layouts.json`` are declared layouts
+(docs/layouts.md): the tool's records, frozen per version. A result that does not
+fit its tool's layout is a drift, counted and logged (see the interceptor).
+
 Every other ``*.json`` file is a pre-built schema (``{"$dcp": "schema", "id":
 "tool:vN", ...}``, or a list of them), used from the first call of its tool.
 """
@@ -25,8 +29,12 @@ from typing import Any
 import orjson
 
 from ..errors import PresetError
+from .codecs import optional_codec
 
-__all__ = ["FieldFilter", "PresetError", "load_filters", "load_schema_defs"]
+__all__ = ["FieldFilter", "PresetError", "load_filters", "load_layouts", "load_schema_defs"]
+
+# Declared layouts (gcxwire.layouts): one document per file, or a registry of them.
+LAYOUT_FILES = (".layout.json", ".layouts.json")
 
 log = logging.getLogger("gcxwire.proxy")
 
@@ -134,7 +142,7 @@ def load_schema_defs(directory: str) -> dict[str, dict[str, Any]]:
     """Pre-built schema definitions by tool name, from every non-filter ``*.json``."""
     defs: dict[str, dict[str, Any]] = {}
     for name in sorted(os.listdir(directory)):
-        if not name.endswith(".json") or name.endswith(".filter.json"):
+        if not name.endswith(".json") or name.endswith((".filter.json", *LAYOUT_FILES)):
             continue
         path = os.path.join(directory, name)
         data = _read_json(path)
@@ -150,3 +158,17 @@ def load_schema_defs(directory: str) -> dict[str, dict[str, Any]]:
                 log.warning("%s: a second schema for %s replaces the first", where, tool)
             defs[tool] = item
     return defs
+
+
+def load_layouts(directory: str) -> dict[str, Any]:
+    """Declared layouts (``gcxwire.layouts.Layout``) by tool, each tool's current
+    version, from the folder's layout files; none where this build has no layouts."""
+    layouts = optional_codec("layouts")
+    if layouts is None:
+        return {}
+    try:
+        registry = layouts.Registry.load(directory)
+    except layouts.LayoutError as exc:
+        raise PresetError(str(exc)) from None
+    found = {tool: registry.get(tool) for tool in registry.tools()}
+    return {tool: layout for tool, layout in found.items() if layout is not None}

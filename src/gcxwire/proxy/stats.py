@@ -34,6 +34,10 @@ class ToolStats:
     tokens_after: int = 0
     hint_tokens: int = 0
     uncounted: int = 0  # results passed through whose text was too long to count tokens for
+    # results that did not fit the tool's declared layout, and how the last one did not
+    # (``new_field at $[0].email, search:v1``: kinds and places, never values)
+    drifts: int = 0
+    last_drift: str | None = None
     format: str | None = None
     schema_id: str | None = None
     schema_status: str | None = None
@@ -109,6 +113,7 @@ class ProxyStats:
                 f"{s.bytes_before} -> {s.bytes_after} bytes, "
                 + _two_baselines(s.tokens_before, s.tokens_compact, s.tokens_after)
                 + (f"; {s.uncounted} too long to count tokens" if s.uncounted else "")
+                + (f"; {s.drifts} drifted from the layout ({s.last_drift})" if s.drifts else "")
             )
         if self.tools:
             t = self.totals()
