@@ -240,6 +240,57 @@ cdef bint _is_number(int kind, void *data, Py_ssize_t i, Py_ssize_t n):
     return i == n
 
 
+cdef extern from "_gcx_number.h":
+    bint gcx_exact_double(unsigned long long m, long exp10, double *out)
+
+
+cdef object _float_cell(str s, int kind, void *data, Py_ssize_t a, Py_ssize_t b):
+    # data[a:b] is a number with a fraction or an exponent: float(text), the short
+    # ones without strtod; a literal beyond float range (1e400) stays text, not inf.
+    cdef Py_ssize_t i = a, digits = 0, exp_digits = 0
+    cdef unsigned long long m = 0
+    cdef long exp10 = 0, e = 0
+    cdef bint neg = PyUnicode_READ(kind, data, a) == _MINUS, exp_neg = False
+    cdef Py_UCS4 c
+    cdef double f
+    if neg:
+        i += 1
+    while i < b:  # the significand's digits, the point skipped
+        c = PyUnicode_READ(kind, data, i)
+        if c == _DOT:
+            i += 1
+            while i < b and _digit(PyUnicode_READ(kind, data, i)):
+                if m or PyUnicode_READ(kind, data, i) != _ZERO:
+                    digits += 1
+                m = m * 10 + (<unsigned int>PyUnicode_READ(kind, data, i) - _ZERO)
+                exp10 -= 1
+                i += 1
+            break
+        if not _digit(c):
+            break
+        if m or c != _ZERO:
+            digits += 1
+        m = m * 10 + (<unsigned int>c - _ZERO)
+        i += 1
+    if i < b:  # e or E, then the grammar's optional sign and digits
+        i += 1
+        c = PyUnicode_READ(kind, data, i)
+        if c == _PLUS or c == _MINUS:
+            exp_neg = c == _MINUS
+            i += 1
+        while i < b:
+            if exp_digits < 9:  # a longer exponent goes to strtod below
+                e = e * 10 + (<long>PyUnicode_READ(kind, data, i) - _ZERO)
+            exp_digits += 1
+            i += 1
+        exp10 += -e if exp_neg else e
+    if digits <= 19 and exp_digits <= 9 and gcx_exact_double(m, exp10, &f):
+        return -f if neg else f
+    text = PyUnicode_Substring(s, a, b)
+    f = float(text)
+    return f if isfinite(f) else text
+
+
 cdef object _number(str s, int kind, void *data, Py_ssize_t a, Py_ssize_t b):
     # data[a:b] matches the number grammar.
     cdef Py_ssize_t i
@@ -249,10 +300,7 @@ cdef object _number(str s, int kind, void *data, Py_ssize_t a, Py_ssize_t b):
     for i in range(a, b):
         c = PyUnicode_READ(kind, data, i)
         if c == _DOT or c == _LOWER_E or c == _UPPER_E:
-            text = PyUnicode_Substring(s, a, b)
-            f = float(text)
-            # A literal beyond float range (1e400) stays text rather than become inf.
-            return f if isfinite(f) else text
+            return _float_cell(s, kind, data, a, b)
     if b - a <= 18:  # fits a long long: no Python int parsing
         neg = PyUnicode_READ(kind, data, a) == _MINUS
         for i in range(a + neg, b):
