@@ -323,7 +323,7 @@ def _words(n: int) -> list[dict[str, Any]]:
 
 
 @pytest.mark.parametrize("make", [_nested, _floats, _words, rows])
-@pytest.mark.parametrize("n", [64, 300])
+@pytest.mark.parametrize("n", [40, 64, 300])
 def test_dcp_is_skipped_only_where_it_costs_over_one_percent_more(make: Any, n: int) -> None:
     ic = interceptor()
     value = make(n)

@@ -54,14 +54,18 @@ count_part = tokens.count  # not remembered: the many small parts of a sample
 EXACT_STATS = 1 << 11
 
 
-estimate_tokens = tokens.estimate
+@functools.lru_cache(maxsize=4)
+def estimate_tokens(text: str) -> tuple[float, float]:
+    """``tokens.estimate``, remembered as ``count_tokens`` is (the compact JSON
+    is estimated as the baseline and again as a candidate)."""
+    return tokens.estimate(text)
 
 
 def stats_tokens(text: str) -> tuple[int, bool]:
     """Tokens of a baseline for the stats: ``(count, exact)``."""
     if len(text) <= EXACT_STATS:
         return count_tokens(text), True
-    return round(tokens.estimate(text)[0]), False
+    return round(estimate_tokens(text)[0]), False
 
 
 encode = _auto.encode

@@ -64,7 +64,8 @@ COUNT_LIMIT = 1 << 20
 HintMode = Literal["session", "first-use", "per-result", "off"]
 
 # A table of at least twice this many rows is sampled (this many rows, evenly
-# spaced) to tell whether its DCP is worth writing in full.
+# spaced) to tell whether its DCP is worth writing in full. Below that the sample
+# costs as much as the whole DCP (0.5 against 0.35 ms plus its count at 50 rows).
 SAMPLED_ROWS = 32
 
 
