@@ -15,6 +15,15 @@ KEYS = st.one_of(
     st.sampled_from(["id", "name", "owner", "login", "url", "kind", "of", "is", "tool", "é", "x"]),
     st.text(min_size=1, max_size=5).filter(lambda k: "." not in k),
 )
+# Keys a GCX1 field list can carry too (no comma, whitespace or brace; not __proto__).
+PLAIN_KEYS = st.one_of(
+    st.sampled_from(["id", "name", "owner", "login", "url", "kind", "of", "is", "tool", "é", "x"]),
+    st.text(
+        st.characters(blacklist_characters=".,{}=", blacklist_categories=("Zs", "Cc", "Zl", "Zp")),
+        min_size=1,
+        max_size=5,
+    ),
+)
 TOOLS = st.sampled_from(["search", "list_issues", "get_callers", "db.query", "a:b", "ü"])
 PREFIXES = st.sampled_from(["https://api.github.com/repos/", "src/", "x", "urn:a:"])
 
@@ -27,6 +36,13 @@ _VALUES: dict[str, st.SearchStrategy[Any]] = {
     "array": st.lists(SCALARS, max_size=3),
     "object": st.dictionaries(st.sampled_from(["a", "b c", ""]), SCALARS, max_size=2),
 }
+_PLAIN_CONSTANTS: dict[str, st.SearchStrategy[Any]] = {
+    "string": st.sampled_from(["User", "calls", "a=b", "\\", "12", "true", "é"]),
+    "integer": st.integers(-5, 5),
+    "number": st.sampled_from([1.0, -0.0, 0.5, 3]),
+    "boolean": st.booleans(),
+    "null": st.none(),
+}
 _CONSTANTS: dict[str, st.SearchStrategy[Any]] = {
     "string": TEXT,
     "integer": st.integers(-5, 5),
@@ -37,16 +53,22 @@ _CONSTANTS: dict[str, st.SearchStrategy[Any]] = {
 
 
 @st.composite
-def fields(draw: st.DrawFn, depth: int = 2, items: bool = True) -> tuple[Field, ...]:
-    """One object level's fields, in tree order: leaves and objects holding fields."""
-    keys = draw(st.lists(KEYS, min_size=1, max_size=4, unique=True))
+def fields(
+    draw: st.DrawFn, depth: int = 2, items: bool = True, plain: bool = False
+) -> tuple[Field, ...]:
+    """One object level's fields, in tree order: leaves and objects holding fields.
+
+    ``plain``: no field is both nullable and optional (DCP cannot tell such a null from
+    absence), and keys, types and markers are ones a GCX1 header can carry.
+    """
+    keys = draw(st.lists(PLAIN_KEYS if plain else KEYS, min_size=1, max_size=4, unique=True))
     out: list[Field] = []
     for key in keys:
         if depth > 0 and draw(st.integers(0, 3)) == 0:
-            for sub in draw(fields(depth - 1, items)):
+            for sub in draw(fields(depth - 1, items, plain)):
                 out.append(_moved(sub, key))
             continue
-        out.append(draw(leaf(key, items)))
+        out.append(draw(leaf(key, items, plain)))
     return tuple(out)
 
 
@@ -63,34 +85,34 @@ def _moved(item: Field, key: str) -> Field:
 
 
 @st.composite
-def leaf(draw: st.DrawFn, path: str, items: bool = True) -> Field:
+def leaf(draw: st.DrawFn, path: str, items: bool = True, plain: bool = False) -> Field:
     types: list[JsonType] = draw(
         st.lists(st.sampled_from(JSON_TYPES), min_size=1, max_size=3, unique=True)
     )
-    required = draw(st.booleans())
+    required = draw(st.booleans()) or (plain and "null" in types)
     constant: Any = UNSET
     prefix = None
     sub = None
     scalar = [t for t in types if t in _CONSTANTS]
     mark = draw(st.integers(0, 5))
     if mark == 0 and scalar:
-        constant = draw(_CONSTANTS[draw(st.sampled_from(scalar))])
+        constant = draw((_PLAIN_CONSTANTS if plain else _CONSTANTS)[draw(st.sampled_from(scalar))])
         required = True
     elif mark == 1 and "string" in types:
         prefix = draw(PREFIXES)
     elif mark == 2 and "array" in types and items:
-        sub = draw(fields(1, items=False))
+        sub = draw(fields(1, items=False, plain=plain))
     description = draw(st.sampled_from(["", "the id", "ü\nx"]))
     kind: Any = types[0] if len(types) == 1 else tuple(types)
     return Field(path, kind, required, constant, prefix, sub, description)
 
 
 @st.composite
-def layouts(draw: st.DrawFn) -> Layout:
+def layouts(draw: st.DrawFn, plain: bool = False) -> Layout:
     return Layout(
         tool=draw(TOOLS),
         version=draw(st.integers(1, 30)),
-        fields=draw(fields()),
+        fields=draw(fields(plain=plain)),
         status=draw(st.sampled_from(STATUSES)),
         description=draw(st.sampled_from(["", "Repositories", "a\tb"])),
     )

@@ -894,7 +894,13 @@ def _of_text(path: tuple[str, ...]) -> str:
     return ".".join(escape(key).replace(".", "\\.") for key in path)
 
 
-def _write_object(out: list[str], tool_text: str, obj: dict[str, Any]) -> None:
+def _write_object(
+    out: list[str],
+    tool_text: str,
+    obj: dict[str, Any],
+    fixed: tuple[tuple[str, ...], Table] | None = None,
+) -> None:
+    # `fixed`: a member's table section written beforehand (a declared layout's), by path.
     columns = _columnar(obj)
     if columns is not None:  # the whole object is parallel arrays: one table
         out.extend((_columnar_section(columns, "$", tool_text)[2], "\n"))
@@ -907,7 +913,9 @@ def _write_object(out: list[str], tool_text: str, obj: dict[str, Any]) -> None:
     for path, value in _members(obj):
         found: list[str] | Table | None = None
         key = path[-1]
-        if escape(key) and not _SPACE.search(escape(key)):
+        if fixed is not None and path == fixed[0]:
+            found = fixed[1]
+        elif escape(key) and not _SPACE.search(escape(key)):
             found = _member_table(value, _where(path))
         if found is None:
             run.append((path, value))

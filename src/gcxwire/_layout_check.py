@@ -84,6 +84,7 @@ class _Node:
 
     leaves: dict[str, tuple[Field, _Node | None]] = field(default_factory=dict)
     children: dict[str, _Node] = field(default_factory=dict)
+    order: dict[str, None] = field(default_factory=dict)  # leaf and child keys, in layout order
 
 
 def _tree(fields: tuple[Field, ...]) -> _Node:
@@ -92,7 +93,9 @@ def _tree(fields: tuple[Field, ...]) -> _Node:
         node = root
         *parents, last = item.segments
         for key in parents:
+            node.order[key] = None
             node = node.children.setdefault(key, _Node())
+        node.order[last] = None
         node.leaves[last] = (item, None if item.items is None else _tree(item.items))
     return root
 
@@ -100,7 +103,7 @@ def _tree(fields: tuple[Field, ...]) -> _Node:
 _TREES: dict[int, tuple[Layout, _Node]] = {}  # id(layout) -> its tree (the layout kept alive)
 
 
-def _tree_of(layout: Layout) -> _Node:
+def tree_of(layout: Layout) -> _Node:
     found = _TREES.get(id(layout))
     if found is not None and found[0] is layout:
         return found[1]
@@ -151,7 +154,7 @@ def _check(layout: Layout, value: Any, found: _Found) -> None:
         found.add("not_tabular", "$", "", "array", kind)
         return
     prefix = path_join("$", key) if key is not None else "$"
-    tree = _tree_of(layout)
+    tree = tree_of(layout)
     for i, record in enumerate(records):
         where = f"{prefix}[{i}]"
         if type(record) is dict:

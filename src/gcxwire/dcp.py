@@ -18,10 +18,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import _dcp_decode, _dcp_encode
+from . import _dcp_decode, _dcp_encode, _layout_dcp
 from ._dcp_encode import Dialect
 from ._dcp_infer import infer_schema
 from ._dcp_schema import REGISTRY_SCHEMA, DcpSchema, SchemaRegistry
+from ._layout_check import OnDrift, screen
+from ._layout_file import Registry
+from ._layout_model import Layout
 from ._values import difference
 from .errors import DecodeError, EncodeValueError
 from .limits import DEFAULT_LIMITS, Limits
@@ -40,13 +43,14 @@ __all__ = [
 def encode(
     records: Any,
     /,
-    schema: DcpSchema | None = None,
+    schema: DcpSchema | Layout | None = None,
     *,
     dialect: Dialect = "gateway",
     domain: str | None = None,
     density: int | None = None,
     text_key: str | None = None,
     exact: bool = False,
+    on_drift: OnDrift = "raise",
 ) -> str:
     """Encode a list of records (or a ``{..., "items": [...]}`` wrapper) as DCP text.
 
@@ -60,21 +64,33 @@ def encode(
     and raises ``EncodeValueError`` unless it gives back exactly ``records`` (types, key order,
     null vs absent).
 
+    ``schema`` may be a declared :class:`gcxwire.layouts.Layout`: the rows follow its DCP schema
+    (``Layout.to_dcp``) once the records are checked against it; records that do not fit raise
+    ``DriftError`` naming the path, tool and version, or with ``on_drift="fallback"`` (or a
+    function, called with the ``Drift``) are written with the inferred schema instead.
+
     Raises ``EncodeError`` for anything that is not a list of objects or a wrapper, and for
     values JSON cannot carry (NaN, non-string keys, sets...).
     """
+    reader: DcpSchema | Layout | None = schema  # what exact=True decodes with
+    if isinstance(schema, Layout):
+        fits = screen(schema, records, on_drift)
+        schema = schema.to_dcp() if fits else None
+        reader = reader if fits else None
     try:
         text = _dcp_encode.encode(
             records, schema, dialect=dialect, domain=domain, density=density, text_key=text_key
         )
         if exact:
-            _require_exact(records, text, schema, text_key)
+            _require_exact(records, text, reader, text_key)
     except RecursionError:
         raise EncodeValueError("Value is nested too deeply") from None
     return text
 
 
-def _require_exact(value: Any, text: str, schema: DcpSchema | None, text_key: str | None) -> None:
+def _require_exact(
+    value: Any, text: str, schema: DcpSchema | Layout | None, text_key: str | None
+) -> None:
     try:
         back = decode(text, schema=schema, text_key=text_key)
     except DecodeError as exc:  # a bug if it happens: say so rather than pass the text on
@@ -88,7 +104,7 @@ def decode(
     text: str | bytes | bytearray,
     /,
     *,
-    schema: DcpSchema | SchemaRegistry | None = None,
+    schema: DcpSchema | SchemaRegistry | Layout | Registry | None = None,
     dialect: Dialect | None = None,
     expand_paths: bool = True,
     text_key: str | None = None,
@@ -97,6 +113,9 @@ def decode(
     """Decode DCP text (any of the three dialects) back to JSON values.
 
     Returns a list of records, or the wrapper object when the text starts with a metadata line.
+    ``schema`` may also be a declared ``Layout`` (the header must be its DCP schema's: id
+    ``tool:vN``, its fields; null and absent are then told apart by the layout, which the
+    dialects cannot do) or a ``layouts.Registry``.
     With ``schema`` (or a registry holding the header's id) the original nesting is rebuilt from
     the mapping paths and ``$R``/``$N`` sub-rows are expanded; without one, records are keyed by
     the header names, and dotted names (``owner.login``) are expanded into nested objects when
@@ -108,7 +127,10 @@ def decode(
     Raises ``DecodeError`` with line and column on any malformed input, and past ``limits``
     (size, line length, JSON nesting per line).
     """
-    return _dcp_decode.decode(
+    layout = schema if isinstance(schema, Layout) else None
+    if isinstance(schema, (Layout, Registry)):
+        schema = schema.to_dcp()
+    decoded = _dcp_decode.decode(
         text,
         schema=schema,
         dialect=dialect,
@@ -116,3 +138,4 @@ def decode(
         text_key=text_key,
         limits=limits,
     )
+    return decoded if layout is None else _layout_dcp.restore(decoded, layout)

@@ -11,11 +11,14 @@ import codecs
 from collections.abc import Sequence
 from typing import Any, Literal
 
+from . import _layout_gcx
 from ._gcx_decode import _build, _Lines, _sections
 from ._gcx_encode import _encode_typed, _field_text, _header_line, _tool_text
 from ._gcx_model import _NO_FLOATS, Header, Section
 from ._impl import encode_row
 from ._json import RawNumber, go_marshal, loads_exact
+from ._layout_check import OnDrift, screen
+from ._layout_model import Layout
 from ._reference import encode_reference
 from ._values import MAX_DEPTH, path_join
 from .errors import DecodeError, EncodeValueError
@@ -50,16 +53,43 @@ def _encode(value: Any, tool: str, profile: Profile) -> str:
     raise ValueError(f"Unknown profile {profile!r}: use 'typed' or 'reference'")
 
 
-def encode(value: Any, /, *, tool: str, profile: Profile = "typed") -> str:
+def encode(
+    value: Any,
+    /,
+    *,
+    tool: str,
+    profile: Profile = "typed",
+    layout: Layout | None = None,
+    on_drift: OnDrift = "raise",
+) -> str:
     """Encode a JSON value as GCX1 text.
 
     ``profile="typed"`` (default) is lossless: ``decode(encode(v)) == v``.
     ``profile="reference"`` reproduces the gortex bench encoder byte for byte
     (strings only; pair it with :func:`loads_exact` to keep number literals).
 
+    With ``layout`` (a :class:`gcxwire.layouts.Layout` of ``tool``; typed profile) the records
+    are written in exactly the layout's fields and markers (docs/layouts.md). A value that does
+    not fit raises ``DriftError`` naming the path, tool and version; with
+    ``on_drift="fallback"`` (or a function, called with the ``Drift``) it is written as
+    without a layout instead.
+
     Raises EncodeError, naming the value's path, for what JSON cannot carry.
     """
-    return _encode(value, tool, profile)
+    if layout is None:
+        return _encode(value, tool, profile)
+    if not isinstance(layout, Layout):
+        raise TypeError(f"layout must be a Layout, not {type(layout).__name__}")
+    if profile != "typed":
+        raise ValueError("A layout is written by the typed profile")
+    if tool != layout.tool:
+        raise EncodeValueError(f"Tool {tool!r} is not layout {layout.id!r}'s tool", "tool")
+    if not screen(layout, value, on_drift):
+        return _encode(value, tool, profile)
+    try:
+        return _layout_gcx.encode(value, layout)
+    except RecursionError:
+        raise EncodeValueError(f"Nesting deeper than {MAX_DEPTH} levels (or a cycle)") from None
 
 
 def reference_json(value: Any, /) -> str:
@@ -82,7 +112,14 @@ def parse(text: str | bytes, /, *, limits: Limits = DEFAULT_LIMITS) -> list[Sect
     ]
 
 
-def decode(text: str | bytes, /, *, typed: bool = True, limits: Limits = DEFAULT_LIMITS) -> Any:
+def decode(
+    text: str | bytes,
+    /,
+    *,
+    typed: bool = True,
+    limits: Limits = DEFAULT_LIMITS,
+    layout: Layout | None = None,
+) -> Any:
     """Decode GCX1 text.
 
     ``typed=True`` (default) returns the JSON value ``encode`` was given, and
@@ -90,10 +127,18 @@ def decode(text: str | bytes, /, *, typed: bool = True, limits: Limits = DEFAULT
     what reference decoders return, every cell a string:
     ``{"tool": ..., "sections": [{"tool", "fields", "meta", "rows"}, ...]}``.
 
+    With ``layout`` the payload must be what ``encode(..., layout=layout)`` writes: its
+    table section's header names the layout's tool, fields and markers, else DecodeError at
+    that header (a fallback encoding is refused: decode it without the layout).
+
     Raises DecodeError (UnsupportedVersionError for ``GCX2`` and later) with line
     and column, also for input past one of the ``limits``.
     """
     doc = as_text(text)
+    if layout is not None:
+        if not isinstance(layout, Layout):
+            raise TypeError(f"layout must be a Layout, not {type(layout).__name__}")
+        _layout_gcx.check_header(doc, layout, limits)
     if not typed:
         sections = parse(doc, limits=limits)
         return {

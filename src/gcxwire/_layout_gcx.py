@@ -1,0 +1,200 @@
+"""GCX1 with a declared layout: the table section written from the layout, and checked on read.
+
+The section's field list is the layout's, in its order (dotted fields as ``flat=`` groups);
+its markers are the ones the layout declares (constant columns, ``prefix=``), never inferred
+ones, so a tool's header is the same on every call; only the reading styles (``empty=null``,
+``float=``) follow the rows. A wrapper's other members are written as without a layout.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ._dcp_schema import unwrap
+from ._gcx_decode import _marker, _of_path, _parse_header
+from ._gcx_encode import (
+    _cut_prefixes,
+    _field_text,
+    _grouped_names,
+    _header_start,
+    _meta_text,
+    _prefix_text,
+    _style_pairs,
+    _tool_text,
+    _write_object,
+)
+from ._gcx_model import _FLAT, _FORM, _IS, _OF, _PREFIX, _SPACE, Header
+from ._impl import encode_table, escape, format_cell
+from ._layout_model import UNSET, Layout
+from .errors import DecodeError, EncodeError, EncodeValueError
+from .limits import Limits
+
+__all__ = ["check_header", "encode"]
+
+Path = tuple[str, ...]
+
+
+class _Plan:
+    """What a layout's section header holds: fields, paths, groups, constants, prefixes."""
+
+    def __init__(self, layout: Layout) -> None:
+        self.fields = [f.path for f in layout.fields]
+        self.paths: list[Path] = [f.segments for f in layout.fields]
+        where = f"layout {layout.id}"
+        for name in self.fields:
+            if _field_text(name) is None:
+                raise EncodeValueError(f"Field {name!r} of {where} cannot be a GCX1 field name")
+        self.groups = list(
+            dict.fromkeys(".".join(p[:n]) for p in self.paths for n in range(1, len(p)))
+        )
+        self.constants: dict[str, str] = {}
+        for f in layout.fields:
+            if f.constant is not UNSET:
+                text = format_cell(f.constant)
+                if "," in text or _SPACE.search(escape(text)):
+                    raise EncodeValueError(
+                        f"The constant of {f.path!r} in {where} cannot be written in a GCX1 header"
+                    )
+                self.constants[f.path] = text
+        if len(self.constants) == len(self.fields):  # a row line needs one real cell
+            del self.constants[self.fields[0]]
+        self.prefixes: dict[int, str] = {}
+        for k, f in enumerate(layout.fields):
+            if f.prefix is not None:
+                if _SPACE.search(_prefix_text(f.path, f.prefix)):
+                    raise EncodeValueError(
+                        f"The prefix of {f.path!r} in {where} cannot be written in a GCX1 header"
+                    )
+                self.prefixes[k] = f.prefix
+        self.names = None
+        if self.groups:  # `owner{login,id}` where it reads the same, else `flat=owner`
+            self.names = _grouped_names(self.fields, self.paths, self.constants)
+
+
+_PLANS: dict[int, tuple[Layout, _Plan]] = {}
+
+
+def _plan(layout: Layout) -> _Plan:
+    found = _PLANS.get(id(layout))
+    if found is not None and found[0] is layout:
+        return found[1]
+    if len(_PLANS) >= 256:
+        _PLANS.clear()
+    plan = _Plan(layout)
+    _PLANS[id(layout)] = (layout, plan)
+    return plan
+
+
+def encode(value: Any, layout: Layout) -> str:
+    """GCX1 of ``value`` (which fits ``layout``) with the layout's section."""
+    tool_text = _tool_text(layout.tool)
+    plan = _plan(layout)
+    members, key, records = unwrap(value)
+    pairs: list[tuple[str, str]] = []
+    if plan.groups:
+        groups = ",".join(escape(escape(g)) for g in plan.groups)
+        pairs.append((_FLAT, "{}" if plan.names is not None else groups))
+    rows = records
+    if plan.prefixes:
+        rows = _cut_prefixes(rows, plan.paths, plan.prefixes)
+        pairs.extend((_PREFIX, _prefix_text(plan.fields[k], t)) for k, t in plan.prefixes.items())
+    fields, constants = plan.fields, plan.constants
+    cells: list[str] = fields
+    cell_paths: list[Path | None] = list(plan.paths)
+    if constants:  # their cells stay empty; the trailing run leaves the rows
+        cell_paths = [None if f in constants else p for f, p in zip(fields, plan.paths)]
+        n = len(fields)
+        while fields[n - 1] in constants:
+            n -= 1
+        cells, cell_paths = fields[:n], cell_paths[:n]
+    where = "$" if key is None else f"$.{key}" if key.isidentifier() else f"$[{key!r}]"
+    if members is None:
+        head = _header_start(tool_text, fields, constants, plan.names)
+        written = _rows(rows, cells, cell_paths, head, _meta_text(pairs) + "\n", where)
+        return written[0].removesuffix("\n")
+    if not escape(key or "") or _SPACE.search(escape(key or "")):
+        raise EncodeValueError("The member holding the records cannot be named in a GCX1 header")
+    text, empty_null, floats = _rows(rows, cells, cell_paths, None, "", where)
+    styled = [*_style_pairs(fields, empty_null, floats), *pairs]
+    table = (fields, styled, text, constants, plan.names)
+    out: list[str] = []
+    assert isinstance(value, dict) and key is not None
+    _write_object(out, tool_text, value, ((key,), table))
+    if out and out[-1] == "\n":
+        out.pop()
+    return "".join(out).removesuffix("\n")
+
+
+def _rows(
+    rows: list[Any],
+    cells: list[str],
+    paths: list[Path | None],
+    head: str | None,
+    tail: str,
+    where: str,
+) -> tuple[str, bool, frozenset[str]]:
+    try:
+        written = encode_table(rows, cells, paths, head, tail, None)
+    except EncodeError as exc:
+        raise exc.relocated(where) from None
+    assert written is not None  # only a keys check gives None
+    return written
+
+
+# --- reading ---------------------------------------------------------------------------------
+
+
+def _headers(doc: str, limits: Limits) -> list[tuple[Header, int]]:
+    found = []
+    pos, size = 0, len(doc)
+    while pos < size:
+        end = doc.find("\n", pos)
+        end = size if end < 0 else end
+        if doc.startswith("GCX1", pos):
+            line = doc[pos:end].removesuffix("\r")
+            found.append((_parse_header(line, doc, pos, limits), pos))
+        pos = end + 1
+    return found
+
+
+def _is_layout_table(header: Header) -> bool:
+    if any(k == _FORM for k, _ in header.raw_meta):
+        return False
+    marker = _marker(header)
+    if marker is None:
+        return True
+    kind, raw = marker
+    return kind == _OF and len(_of_path(raw)) == 1
+
+
+def check_header(doc: str, layout: Layout, limits: Limits) -> None:
+    """Raise ``DecodeError`` (at the header) unless ``doc``'s table section is the one
+    :func:`encode` writes for ``layout``: its tool, fields, groups and declared markers."""
+    headers = _headers(doc, limits)
+    tables = [(h, pos) for h, pos in headers if _is_layout_table(h)]
+    where = f"layout {layout.id}"
+    if len(tables) != 1:
+        pos = headers[0][1] if headers else 0
+        raise DecodeError.at(f"The payload holds {len(tables)} tables, {where} one", doc, pos)
+    header, pos = tables[0]
+    line = doc[pos : doc.find("\n", pos) if "\n" in doc[pos:] else len(doc)]
+
+    def fail(problem: str, token: str) -> DecodeError:
+        at = line.find(" " + token)
+        return DecodeError.at(f"{problem}, {where} says otherwise", doc, pos + max(at + 1, 0))
+
+    if header.tool != layout.tool:
+        raise fail(f"The header names tool {header.tool!r}", "tool=")
+    plan = _plan(layout)
+    if list(header.columns) != plan.fields:
+        got = ",".join(header.columns)
+        raise fail(f"The header's fields are {got!r}, not {','.join(plan.fields)!r}", "fields=")
+    if set(header.flat) != set(plan.groups):
+        raise fail(f"The header groups {sorted(header.flat)!r}", "fields=")
+    if dict(header.constants) != plan.constants:
+        raise fail(f"The header's constant columns are {dict(header.constants)!r}", "fields=")
+    prefixes = {plan.fields[k]: text for k, text in plan.prefixes.items()}
+    if dict(header.prefixes) != prefixes or header.templates:
+        raise fail("The header's prefix and template columns differ", _PREFIX + "=")
+    if any(k == _IS for k, _ in header.raw_meta):
+        raise fail("The section is a record", _IS + "=")
