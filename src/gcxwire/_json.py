@@ -17,7 +17,7 @@ from typing import Any, Final
 from ._values import MAX_DEPTH, int_to_str, path_join, reject_constant, str_to_int
 from .errors import DecodeError, EncodeTypeError, EncodeValueError
 
-__all__ = ["RawNumber", "go_marshal", "go_scalar", "loads_exact"]
+__all__ = ["RawNumber", "go_marshal", "go_scalar", "go_sprint", "loads_exact"]
 
 
 class RawNumber:
@@ -110,6 +110,49 @@ def go_scalar(value: object) -> str | None:
     if isinstance(value, float):
         return _go_float(value)
     return None
+
+
+def go_sprint(value: Any) -> str:
+    """Go ``fmt.Sprint`` of a decoded JSON value: how the bench writes a non-object row item.
+
+    ``nil`` is ``<nil>``, a list ``[a b]`` and an object ``map[k:v]`` (keys sorted), with
+    every item spelled the same way; scalars as :func:`go_scalar`.
+    """
+    parts: list[str] = []
+    _go_sprint(value, parts, "$", 0)
+    return "".join(parts)
+
+
+def _go_sprint(value: Any, out: list[str], path: str, depth: int) -> None:
+    if depth > MAX_DEPTH:
+        raise EncodeValueError(f"Nesting deeper than {MAX_DEPTH} levels", path)
+    if value is None:
+        out.append("<nil>")
+    elif isinstance(value, dict):
+        out.append("map[")
+        for i, key in enumerate(sorted(value)):
+            if not isinstance(key, str):
+                raise EncodeTypeError(f"Object key {key!r} is not a string", path)
+            out.append(f" {key}:" if i else f"{key}:")
+            _go_sprint(value[key], out, path_join(path, key), depth + 1)
+        out.append("]")
+    elif isinstance(value, (list, tuple)):
+        out.append("[")
+        for i, item in enumerate(value):
+            if i:
+                out.append(" ")
+            _go_sprint(item, out, path_join(path, i), depth + 1)
+        out.append("]")
+    else:
+        try:
+            text = go_scalar(value)
+        except EncodeValueError as exc:
+            raise exc.relocated(path) from None
+        if text is None:
+            raise EncodeTypeError(
+                f"Encoding objects of type `{type(value).__name__}` is unsupported", path
+            )
+        out.append(text)
 
 
 def go_marshal(value: Any) -> str:

@@ -16,12 +16,12 @@ profile refuses with EncodeValueError instead of copying it.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import Any, Literal
 
 from ._impl import escape
-from ._json import go_marshal, go_scalar
+from ._json import go_marshal, go_scalar, go_sprint
 from ._values import path_join
-from .errors import EncodeValueError
+from .errors import EncodeError, EncodeValueError
 
 __all__ = ["encode_reference"]
 
@@ -72,6 +72,9 @@ def _row(cells: list[str], path: str) -> str:
     return "\t".join(cells) + "\n"
 
 
+Items = Literal["value", "rows", "objects"]
+
+
 def _section(
     out: list[str],
     tool: str,
@@ -79,22 +82,36 @@ def _section(
     meta: dict[str, Any],
     path: str,
     *,
-    objects: bool,
+    items: Items,
 ) -> None:
-    """Union-of-keys rows (``objects``) or a single ``value`` column."""
-    if objects:
-        records = [r for r in rows if isinstance(r, dict)]
-        fields = sorted({k for r in records for k in r})
-        if rows and not fields:  # the bench refuses a row list with no object keys
-            raise EncodeValueError("A row list without object keys has no fields", path)
-        out.append(_header(tool, fields, meta, path))
-        for i, r in enumerate(records):
-            at = path_join(path, i)
-            out.append(_row(["" if r.get(f) is None else _cell(r[f]) for f in fields], at))
-    else:
+    """One section of ``rows``: a single ``value`` column, or union-of-keys rows.
+
+    In union-of-keys rows the bench writes an item that is not an object as its
+    ``fmt.Sprint`` text in the first cell (``rows``), except in the nodes and
+    edges sections, which skip such items (``objects``).
+    """
+    if items == "value":
         out.append(_header(tool, ["value"], meta, path))
         for i, item in enumerate(rows):
             out.append(_row(["" if item is None else _cell(item)], path_join(path, i)))
+        return
+    records = [r for r in rows if isinstance(r, dict)]
+    fields = sorted({k for r in records for k in r})
+    # The bench refuses a non-object item when there are no fields; rows of
+    # no cells would be blank lines, which reference decoders skip.
+    if not fields and (records if items == "objects" else rows):
+        raise EncodeValueError("A row list without object keys has no fields", path)
+    out.append(_header(tool, fields, meta, path))
+    for i, r in enumerate(rows):
+        at = path_join(path, i)
+        if isinstance(r, dict):
+            out.append(_row(["" if r.get(f) is None else _cell(r[f]) for f in fields], at))
+        elif items == "rows":
+            try:
+                text = go_sprint(r)
+            except EncodeError as exc:
+                raise exc.relocated(at) from None
+            out.append(_row([_text(text)] + [""] * (len(fields) - 1), at))
 
 
 def _present(obj: dict[str, Any], keys: Iterable[str]) -> dict[str, Any]:
@@ -108,9 +125,9 @@ def _encode_any(out: list[str], tool: str, value: Any) -> None:
         out.append(_row(["" if value[f] is None else _cell(value[f]) for f in fields], "$"))
     elif isinstance(value, list):
         objects = bool(value) and all(isinstance(v, dict) for v in value)
-        _section(out, tool, value, {"rows": len(value)}, "$", objects=objects)
+        _section(out, tool, value, {"rows": len(value)}, "$", items="rows" if objects else "value")
     else:
-        _section(out, tool, [value], {}, "$", objects=False)
+        _section(out, tool, [value], {}, "$", items="value")
 
 
 def encode_reference(value: Any, tool: str) -> str:
@@ -120,27 +137,27 @@ def encode_reference(value: Any, tool: str) -> str:
     if isinstance(v, dict) and isinstance(v.get("results"), list):
         rows = v["results"]
         meta = {"rows": len(rows), **_present(v, ("total", "truncated"))}
-        _section(out, tool, rows, meta, "$.results", objects=True)
+        _section(out, tool, rows, meta, "$.results", items="rows")
     elif isinstance(v, dict) and isinstance(v.get("symbols"), list):
         rows = v["symbols"]
         meta = {"rows": len(rows), **_present(v, ("total", "etag"))}
-        _section(out, tool, rows, meta, "$.symbols", objects=True)
+        _section(out, tool, rows, meta, "$.symbols", items="rows")
     elif isinstance(v, dict) and isinstance(v.get("nodes"), list):
         nodes = v["nodes"]
         meta = {"rows": len(nodes), **_present(v, ("total_nodes", "total_edges", "truncated"))}
-        _section(out, f"{tool}.nodes", nodes, meta, "$.nodes", objects=True)
+        _section(out, f"{tool}.nodes", nodes, meta, "$.nodes", items="objects")
         edges = v.get("edges")
         edges = edges if isinstance(edges, list) else []
-        _section(out, f"{tool}.edges", edges, {"rows": len(edges)}, "$.edges", objects=True)
+        _section(out, f"{tool}.edges", edges, {"rows": len(edges)}, "$.edges", items="objects")
     elif isinstance(v, dict) and isinstance(v.get("edges"), list) and "nodes" not in v:
         # The edges-only rule: the bench asks for no `nodes` key at all.
         rows = v["edges"]
         meta = {"rows": len(rows), **_present(v, ("total_edges", "truncated"))}
-        _section(out, tool, rows, meta, "$.edges", objects=True)
+        _section(out, tool, rows, meta, "$.edges", items="rows")
     elif isinstance(v, dict) and isinstance(v.get("implementations"), list):
         rows = v["implementations"]
         meta = {"rows": len(rows), **_present(v, ("total",))}
-        _section(out, tool, rows, meta, "$.implementations", objects=True)
+        _section(out, tool, rows, meta, "$.implementations", items="rows")
     elif isinstance(v, dict) and len(v) >= 2 and all(isinstance(x, list) for x in v.values()):
         for key in sorted(v):
             rows = v[key]
@@ -148,8 +165,8 @@ def encode_reference(value: Any, tool: str) -> str:
             if not rows:
                 out.append(_header(f"{tool}.{key}", ["value"], {"rows": 0}, at))
             else:
-                objects = isinstance(rows[0], dict)
-                _section(out, f"{tool}.{key}", rows, {"rows": len(rows)}, at, objects=objects)
+                items: Items = "rows" if isinstance(rows[0], dict) else "value"
+                _section(out, f"{tool}.{key}", rows, {"rows": len(rows)}, at, items=items)
     else:
         _encode_any(out, tool, v)
     return "".join(out)

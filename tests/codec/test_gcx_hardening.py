@@ -265,12 +265,42 @@ def test_padding_is_counted_and_limited_as_configured() -> None:
         ({"results": [{"a": 1}], "total": "1 2"}, "$.total"),  # a space splits the token
         ([{"a b": 1}], "$['a b']"),
         ({"results": [1, 2]}, "$.results"),  # the bench refuses rows with no object keys
+        ({"nodes": [{}, 1]}, "$.nodes"),  # rows of no cells: blank lines, skipped by readers
+        ({"results": [{"a": 1}, "#x"]}, "$.results[1]"),  # a non-object item's text
     ],
 )
 def test_reference_profile_refuses_what_reference_decoders_misread(value: Any, path: str) -> None:
     with pytest.raises(EncodeError) as info:
         gcx.encode(value, tool="t", profile="reference")
     assert info.value.path == path
+
+
+def test_reference_profile_writes_non_object_row_items_as_the_bench_does() -> None:
+    # encoders.go: a union-of-keys section writes an item that is not an object
+    # as fmt.Sprint(item) in the first cell of a padded row (Go spells nil
+    # `<nil>`, a list `[a b]`, an object `map[k:v]`); the nodes and edges
+    # sections skip such items, even when no item is an object.
+    value = gcx.loads_exact(
+        '{"results": [{"a": 1, "b": 2}, "x", null, 1.50, [1, "c", null, {"k": true}],'
+        ' {"z": {}}, false], "total": 7}'
+    )
+    text = gcx.encode(value, tool="t", profile="reference")
+    assert text == (
+        "GCX1 tool=t fields=a,b,z rows=7 total=7\n1\t2\t\nx\t\t\n<nil>\t\t\n1.50\t\t\n"
+        "[1 c <nil> map[k:true]]\t\t\n\t\t{}\nfalse\t\t\n"
+    )
+    assert len(reference_model.decode(text)["sections"][0]["rows"]) == 7
+    many = gcx.encode({"a": [{"x": 1}, 2], "b": [3, {"y": 1}]}, tool="t", profile="reference")
+    assert many == (
+        'GCX1 tool=t.a fields=x rows=2\n1\n2\nGCX1 tool=t.b fields=value rows=2\n3\n{"y":1}\n'
+    )
+    graph = {"nodes": [{"id": 1}, 2], "edges": [3, {"to": "b"}]}
+    assert gcx.encode(graph, tool="t", profile="reference") == (
+        "GCX1 tool=t.nodes fields=id rows=2\n1\nGCX1 tool=t.edges fields=to rows=2\nb\n"
+    )
+    assert gcx.encode({"nodes": [1, 2]}, tool="t", profile="reference") == (
+        "GCX1 tool=t.nodes fields= rows=2\nGCX1 tool=t.edges fields= rows=0\n"
+    )
 
 
 def test_reference_profile_edges_only_rule_needs_no_nodes_key() -> None:
