@@ -20,6 +20,8 @@ from gcxwire._values import difference
 from gcxwire.dcp import infer_schema
 from gcxwire.errors import DecodeError, EncodeError
 
+from ..tiers import prove, tiers
+
 DIALECTS = ["gateway", "v0.3", "dcp-py"]
 EXAMPLES = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -122,9 +124,12 @@ def wrapped(records: list[dict[str, Any]], where: int, key: str) -> dict[str, An
 
 
 @pytest.mark.parametrize("dialect", DIALECTS)
-@EXAMPLES
-@given(data=st.data())
-def test_round_trip_with_an_inferred_schema(dialect: str, data: st.DataObject) -> None:
+@tiers(fast=30, many=150)
+def test_round_trip_with_an_inferred_schema(dialect: str, examples: int) -> None:
+    prove(examples, lambda data: _with_a_schema(dialect, data), st.data())
+
+
+def _with_a_schema(dialect: str, data: st.DataObject) -> None:
     records = data.draw(tables(dialect))
     order = data.draw(st.sampled_from(["category", "source"]))
     schema = infer_schema(records, domain="t", min_presence=0, order=order)  # type: ignore[arg-type]
@@ -145,9 +150,12 @@ def test_round_trip_with_an_inferred_schema(dialect: str, data: st.DataObject) -
 
 
 @pytest.mark.parametrize("dialect", DIALECTS)
-@EXAMPLES
-@given(data=st.data())
-def test_round_trip_without_a_schema_is_exact(dialect: str, data: st.DataObject) -> None:
+@tiers(fast=30, many=150)
+def test_round_trip_without_a_schema_is_exact(dialect: str, examples: int) -> None:
+    prove(examples, lambda data: _without_a_schema(dialect, data), st.data())
+
+
+def _without_a_schema(dialect: str, data: st.DataObject) -> None:
     records = data.draw(tables(dialect, nest=dialect != "dcp-py", sparse_inside=True))
     value: Any = records
     if data.draw(st.booleans()):

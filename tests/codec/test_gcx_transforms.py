@@ -10,7 +10,6 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gcxwire import gcx
@@ -18,9 +17,7 @@ from gcxwire.errors import DecodeError, EncodeValueError
 
 from .. import reference_model
 from ..strategies import SCALARS, TEXT, json_values, same
-
-settings.register_profile("gcxwire", max_examples=200, deadline=None)
-settings.load_profile("gcxwire")
+from ..tiers import prove, tiers
 
 PREFIXES = st.sampled_from(
     ["https://api.github.com/repos/octo-org/hello/", "https://x.test/a/b/", "/srv/demo/files/"]
@@ -202,9 +199,9 @@ def _at_path(value: Any, raw: str) -> Any:
     return value
 
 
-@given(deep())
-def test_deep_tables_round_trip(value: dict[str, Any]) -> None:
-    roundtrip(value)
+@tiers(fast=25, many=200)
+def test_deep_tables_round_trip(examples: int) -> None:
+    prove(examples, roundtrip, deep())
 
 
 MEMBERS = st.sampled_from(["login", "id", "url", "site", "a{b", "c}", "k=v", "name"])
@@ -229,14 +226,14 @@ def grouped(draw: st.DrawFn) -> list[dict[str, Any]]:
     return rows
 
 
-@given(grouped())
-def test_grouped_field_lists_round_trip(value: list[dict[str, Any]]) -> None:
-    roundtrip(value)
+@tiers(fast=25, many=200)
+def test_grouped_field_lists_round_trip(examples: int) -> None:
+    prove(examples, roundtrip, grouped())
 
 
-@given(grouped())
-def test_reference_decoder_reads_grouped_field_lists(value: list[dict[str, Any]]) -> None:
-    test_reference_decoder_reads_new_forms.hypothesis.inner_test(value, "t")  # type: ignore[attr-defined]
+@tiers(fast=25, many=200)
+def test_reference_decoder_reads_grouped_field_lists(examples: int) -> None:
+    prove(examples, reads_new_forms, grouped(), st.just("t"))
 
 
 def test_groups_replace_dotted_names_when_no_name_repeats() -> None:
@@ -301,13 +298,18 @@ def test_a_table_named_with_a_dot_escapes_it_in_its_path() -> None:
     assert reference_model.decode(text)["sections"][0]["meta"]["of"] == "a.b"
 
 
-@given(payloads())
-def test_new_forms_round_trip(value: Any) -> None:
-    roundtrip(value)
+@tiers(fast=25, many=200)
+def test_new_forms_round_trip(examples: int) -> None:
+    prove(examples, roundtrip, payloads())
 
 
-@given(st.one_of(payloads(), deep()), st.sampled_from(["t", "get_forecast"]))
-def test_reference_decoder_reads_new_forms(value: Any, tool: str) -> None:
+@tiers(fast=25, many=200)
+def test_reference_decoder_reads_new_forms(examples: int) -> None:
+    tools = st.sampled_from(["t", "get_forecast"])
+    prove(examples, reads_new_forms, st.one_of(payloads(), deep()), tools)
+
+
+def reads_new_forms(value: Any, tool: str) -> None:
     """No error, the same sections, rows and columns; unmarked string cells unchanged.
 
     A `prefix=` column's string cells read as the suffixes, which with the

@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gcxwire import gcx
@@ -13,9 +12,7 @@ from gcxwire.errors import DecodeError, EncodeValueError
 
 from .. import reference_model
 from ..strategies import json_values, responses, same, tables
-
-settings.register_profile("gcxwire", max_examples=200, deadline=None)
-settings.load_profile("gcxwire")
+from ..tiers import prove, tiers
 
 
 def roundtrip(value: Any, tool: str = "t") -> str:
@@ -198,28 +195,33 @@ def test_string_that_looks_like_a_number_is_escaped() -> None:
     assert gcx.encode([{"zip": "02134", "n": "62"}], tool="t").splitlines()[1] == "02134\t\\62"
 
 
-@given(json_values())
-def test_any_json_value_round_trips(value: Any) -> None:
-    roundtrip(value)
+@tiers(fast=40, many=200)
+def test_any_json_value_round_trips(examples: int) -> None:
+    prove(examples, roundtrip, json_values())
 
 
-@given(tables())
-def test_tables_round_trip(value: list[dict[str, Any]]) -> None:
-    roundtrip(value)
+@tiers(fast=25, many=200)
+def test_tables_round_trip(examples: int) -> None:
+    prove(examples, roundtrip, tables())
 
 
-@given(tables(styled=True))
-def test_styled_tables_round_trip(value: list[dict[str, Any]]) -> None:
-    roundtrip(value)
+@tiers(fast=25, many=200)
+def test_styled_tables_round_trip(examples: int) -> None:
+    prove(examples, roundtrip, tables(styled=True))
 
 
-@given(responses())
-def test_responses_round_trip(value: dict[str, Any]) -> None:
-    roundtrip(value)
+@tiers(fast=25, many=200)
+def test_responses_round_trip(examples: int) -> None:
+    prove(examples, roundtrip, responses())
 
 
-@given(st.one_of(tables(), responses()), st.sampled_from(["t", "search_symbols", "a.b"]))
-def test_reference_decoder_reads_every_string_cell(value: Any, tool: str) -> None:
+@tiers(fast=25, many=200)
+def test_reference_decoder_reads_every_string_cell(examples: int) -> None:
+    tools = st.sampled_from(["t", "search_symbols", "a.b"])
+    prove(examples, reads_every_string_cell, st.one_of(tables(), responses()), tools)
+
+
+def reads_every_string_cell(value: Any, tool: str) -> None:
     """What gcxwire writes decodes in the reference model, each string cell as the same string.
 
     Named exceptions (docs/wire-format.md): "" reads as two quote characters,
