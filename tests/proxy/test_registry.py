@@ -305,7 +305,9 @@ def test_the_servers_pages_pass_as_sent_and_the_registry_follows_its_last() -> N
             (contents,) = (await proxy.recv())["result"]["contents"]
             assert [row["id"] for row in registry_rows(contents["text"])] == ["t:v1"]
             await proxy.send(raw_request(6, "resources/read", {"uri": "a://2"}))
-            assert (await proxy.recv())["result"]["params"] == {"uri": "a://2"}
+            read = {"by": "line", "method": "resources/read", "params": {"uri": "a://2"}}
+            sent = {"jsonrpc": "2.0", "id": 6, "result": read}
+            assert await proxy.recv_line() == json.dumps(sent, separators=(",", ":")).encode()
 
     run(scenario())
 
