@@ -85,6 +85,8 @@ class _Node:
     leaves: dict[str, tuple[Field, _Node | None]] = field(default_factory=dict)
     children: dict[str, _Node] = field(default_factory=dict)
     order: dict[str, None] = field(default_factory=dict)  # leaf and child keys, in layout order
+    marked: list[tuple[str, Field]] = field(default_factory=list)  # with a constant or prefix
+    nested: list[tuple[str, Field, _Node]] = field(default_factory=list)  # with items
 
 
 def _tree(fields: tuple[Field, ...]) -> _Node:
@@ -96,7 +98,12 @@ def _tree(fields: tuple[Field, ...]) -> _Node:
             node.order[key] = None
             node = node.children.setdefault(key, _Node())
         node.order[last] = None
-        node.leaves[last] = (item, None if item.items is None else _tree(item.items))
+        items = None if item.items is None else _tree(item.items)
+        node.leaves[last] = (item, items)
+        if item.constant is not UNSET or item.prefix is not None:
+            node.marked.append((last, item))
+        if items is not None:
+            node.nested.append((last, item, items))
     return root
 
 
@@ -124,6 +131,8 @@ class _Found:
     limit: int | None
     drifts: list[Drift] = field(default_factory=list)
     seen: set[tuple[str, str]] = field(default_factory=set)
+    # (node, keys, value types) already walked: keys and types need no second look
+    shapes: set[tuple[int, tuple[Any, ...], tuple[type, ...]]] = field(default_factory=set)
 
     def add(self, kind: DriftKind, path: str, name: str, expected: str, found: str) -> None:
         if (kind, name) in self.seen:
@@ -164,53 +173,69 @@ def _check(layout: Layout, value: Any, found: _Found) -> None:
 
 
 def _walk(node: _Node, obj: dict[str, Any], where: str, dotted: str, found: _Found) -> None:
+    shape = (id(node), tuple(obj), tuple(map(type, obj.values())))
+    if shape in found.shapes:  # the same keys and types as a record walked before
+        _values(node, obj, where, dotted, found)
+        return
+    found.shapes.add(shape)
     leaves, children = node.leaves, node.children
     for key, value in obj.items():
         if type(key) is not str:
             continue  # the encoder refuses it, naming the path
         leaf = leaves.get(key)
         if leaf is not None:
-            _value(leaf[0], leaf[1], value, where, key, found)
+            _type(leaf[0], value, where, key, found)
             continue
         child = children.get(key)
-        name = dotted + key
         if child is None:
             kind = json_type(value)
             if kind is not None:  # else the encoder refuses it, naming the path
-                found.add("new_field", path_join(where, key), name, "undeclared", kind)
-        elif type(value) is dict:
-            _walk(child, value, path_join(where, key), name + ".", found)
-        else:
+                found.add("new_field", path_join(where, key), dotted + key, "undeclared", kind)
+        elif type(value) is not dict:
             kind = json_type(value)
             if kind is not None:
-                found.add("type_change", path_join(where, key), name, "object", kind)
+                found.add("type_change", path_join(where, key), dotted + key, "object", kind)
     for key, (item, _) in leaves.items():
         if item.required and key not in obj:
             found.add("missing_field", path_join(where, key), item.path, _types(item), "absent")
     for key in children:
         if key not in obj:
             found.add("missing_field", path_join(where, key), dotted + key, "object", "absent")
+    _values(node, obj, where, dotted, found)
 
 
 def _types(item: Field) -> str:
     return " or ".join(item.types)
 
 
-def _value(
-    item: Field, items: _Node | None, value: Any, where: str, key: str, found: _Found
-) -> None:
+def _type(item: Field, value: Any, where: str, key: str, found: _Found) -> None:
     kind = json_type(value)
     if kind is None:
         return  # not JSON: the encoder refuses it, naming the path
     if kind not in item.types and not (kind == "integer" and "number" in item.types):
         found.add("type_change", path_join(where, key), item.path, _types(item), kind)
-    elif item.constant is not UNSET:
-        if not _same_scalar(value, item.constant):
-            found.add("not_constant", path_join(where, key), item.path, _types(item), kind)
-    elif item.prefix is not None:
-        if kind == "string" and not value.startswith(item.prefix):
-            found.add("no_prefix", path_join(where, key), item.path, "string", kind)
-    elif items is not None and kind == "array":
+
+
+def _values(node: _Node, obj: dict[str, Any], where: str, dotted: str, found: _Found) -> None:
+    """What a record's keys and types do not tell: markers, objects and array items."""
+    for key, item in node.marked:
+        if key not in obj:
+            continue
+        value = obj[key]
+        if item.constant is not UNSET:
+            if not _same_scalar(value, item.constant) and item.accepts(value):
+                kind = json_type(value) or "unknown"
+                found.add("not_constant", path_join(where, key), item.path, _types(item), kind)
+        elif type(value) is str and not value.startswith(item.prefix or ""):
+            found.add("no_prefix", path_join(where, key), item.path, "string", "string")
+    for key, child in node.children.items():
+        value = obj.get(key)
+        if type(value) is dict:
+            _walk(child, value, path_join(where, key), dotted + key + ".", found)
+    for key, item, items in node.nested:
+        value = obj.get(key)
+        if type(value) is not list:
+            continue
         here = path_join(where, key)
         for j, element in enumerate(value):
             if type(element) is dict:
