@@ -14,7 +14,7 @@ from ._values import has_long_digits, loads
 from .errors import DecodeError
 from .limits import DEFAULT_LIMITS, Limits, as_text, check_size, depth_exceeds
 
-__all__ = ["decode"]
+__all__ = ["decode", "header_id"]
 
 
 @dataclass
@@ -162,6 +162,28 @@ def decode(
     if members is None:
         return records
     return _rewrap(members, records, _domain_of(_parse_id(header.sid)[0] if header.sid else None))
+
+
+def header_id(text: str | bytes | bytearray) -> str | None:
+    """The schema id of a DCP text's ``$S`` header (on its first or second line), if any."""
+    doc = as_text(text)
+    pos = seen = 0
+    while pos < len(doc) and seen < 2:  # blank lines before the header are skipped
+        end = doc.find("\n", pos)
+        end = len(doc) if end < 0 else end
+        line = doc[pos:end].removesuffix("\r")
+        pos = end + 1
+        if not line:
+            continue
+        seen += 1
+        if line.startswith('["$S"'):
+            try:
+                head = json.loads(line)
+            except ValueError:
+                return None
+            sid = head[1] if isinstance(head, list) and len(head) > 1 else None
+            return sid if isinstance(sid, str) else None
+    return None
 
 
 def _rewrap(members: dict[str, Any], records: list[Any], domain: str) -> dict[str, Any]:

@@ -186,6 +186,10 @@ class Registry:
         live = [layout for layout in found if layout.status != "deprecated"]
         return max(live or found, key=lambda layout: layout.version)
 
+    def find(self, layout_id: str, /) -> Layout | None:
+        """The layout of id ``tool:vN`` (a DCP cutdown id, ``tool:vN#1b``, finds its base)."""
+        return self._layouts.get(layout_id.split("#", 1)[0])
+
     def layouts(self) -> list[Layout]:
         return list(self._layouts.values())
 

@@ -115,7 +115,7 @@ def decode(
     Returns a list of records, or the wrapper object when the text starts with a metadata line.
     ``schema`` may also be a declared ``Layout`` (the header must be its DCP schema's: id
     ``tool:vN``, its fields; null and absent are then told apart by the layout, which the
-    dialects cannot do) or a ``layouts.Registry``.
+    dialects cannot do) or a ``layouts.Registry`` (the same, with the layout the header names).
     With ``schema`` (or a registry holding the header's id) the original nesting is rebuilt from
     the mapping paths and ``$R``/``$N`` sub-rows are expanded; without one, records are keyed by
     the header names, and dotted names (``owner.login``) are expanded into nested objects when
@@ -128,6 +128,9 @@ def decode(
     (size, line length, JSON nesting per line).
     """
     layout = schema if isinstance(schema, Layout) else None
+    if isinstance(schema, Registry):
+        sid = _dcp_decode.header_id(text)
+        layout = None if sid is None else schema.find(sid)
     if isinstance(schema, (Layout, Registry)):
         schema = schema.to_dcp()
     decoded = _dcp_decode.decode(

@@ -19,7 +19,7 @@ from .. import reference_model
 from ..layout_strategies import batches, layouts
 from ..strategies import same
 
-EXAMPLES = settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+EXAMPLES = settings(max_examples=5, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 MANY = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 REPOS = Layout(
@@ -142,6 +142,19 @@ def test_dcp_tells_null_from_absent_by_the_layout_in_every_dialect() -> None:
         text = dcp.encode(records, layout, dialect=dialect, exact=True)
         assert dcp.decode(text, schema=layout) == records
         assert dcp.decode(text, schema=layout.to_dcp()) != records  # the dialect alone cannot
+
+
+def test_dcp_read_with_a_registry_uses_the_layout_its_header_names() -> None:
+    from gcxwire.layouts import Registry
+
+    first = Layout("t", 1, (Field("a", "integer", required=False), Field("b", "string")))
+    second = Layout("u", 3, (Field("c", ("string", "null")),))
+    registry = Registry([first, second])
+    assert registry.find("t:v1#1") is first and registry.find("t:v2") is None
+    for layout, records in ((first, [{"b": "x"}, {"a": 1, "b": "y"}]), (second, [{"c": None}])):
+        for dialect in ("gateway", "v0.3"):
+            text = dcp.encode({"n": 1, "rows": records}, layout, dialect=dialect)
+            assert dcp.decode("\n" + text, schema=registry) == {"n": 1, "rows": records}
 
 
 # --- drift: refused, or the inferred encoding ------------------------------------------------

@@ -21,7 +21,7 @@ from ..strategies import same
 
 # A few examples per twin in the default tier; test_layout_properties_hold_for_many_layouts runs
 # the same properties on many more in the slow tier.
-EXAMPLES = settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+EXAMPLES = settings(max_examples=5, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 MANY = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 REPOS = Layout(
