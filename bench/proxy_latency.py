@@ -6,7 +6,8 @@ Starts the same real MCP server (tests/proxy/servers/table_server.py, its
 dependency group). Each is driven over stdio by one plain JSON-RPC client, so
 the client's cost is the same for all three. Reports, per row count:
 
-- added p50: the median call time behind the proxy minus the bare server's;
+- added p50: the median call time behind the proxy minus the bare server's
+  (the three sessions run side by side and take turns call by call);
 - proxy CPU per call: CPU time of the proxy's processes (not the server's),
   read from /proc, divided by the calls;
 - the result's cl100k tokens (what the model would read).
@@ -166,26 +167,36 @@ class Session:
         self.process.stdout.close()
 
 
-def measure(argv: list[str], n: int, calls: int) -> dict[str, float]:
-    session = Session(argv)
+def measure(configs: dict[str, list[str]], n: int, calls: int) -> dict[str, dict[str, float]]:
+    """Every setup's figures at ``n`` rows. The sessions run side by side and
+    take turns call by call (the order rotating), so a burst of load on this
+    shared machine lands on all of them alike instead of on one block of calls."""
+    sessions = {name: Session(argv) for name, argv in configs.items()}
+    times: dict[str, list[float]] = {name: [] for name in sessions}
+    texts: dict[str, str] = {}
     try:
-        for _ in range(3):  # warm up: imports, tokenizer ranks, caches
-            text = session.rows(n)
-        cpu_before, server_before = session.proxy_cpu(), session.server_cpu()
-        times = []
-        for _ in range(calls):
-            start = time.perf_counter()
-            text = session.rows(n)
-            times.append(time.perf_counter() - start)
-        cpu = session.proxy_cpu() - cpu_before
-        server = session.server_cpu() - server_before
+        for session in sessions.values():
+            for _ in range(3):  # warm up: imports, tokenizer ranks, caches
+                session.rows(n)
+        before = {name: (s.proxy_cpu(), s.server_cpu()) for name, s in sessions.items()}
+        names = list(sessions)
+        for call in range(calls):
+            for name in names[call % len(names) :] + names[: call % len(names)]:
+                start = time.perf_counter()
+                texts[name] = sessions[name].rows(n)
+                times[name].append(time.perf_counter() - start)
+        after = {name: (s.proxy_cpu(), s.server_cpu()) for name, s in sessions.items()}
     finally:
-        session.close()
+        for session in sessions.values():
+            session.close()
     return {
-        "p50": statistics.median(times),
-        "cpu": cpu / calls,
-        "server_cpu": server / calls,
-        "tokens": tokens.count(text),
+        name: {
+            "p50": statistics.median(times[name]),
+            "cpu": (after[name][0] - before[name][0]) / calls,
+            "server_cpu": (after[name][1] - before[name][1]) / calls,
+            "tokens": tokens.count(texts[name]),
+        }
+        for name in sessions
     }
 
 
@@ -200,8 +211,8 @@ def main() -> None:
     for _ in range(runs):
         for n in SIZES:
             calls = (5 if n >= 5000 else 20) if args.quick else (20 if n >= 5000 else 100)
-            for name, argv in configs.items():
-                results.setdefault((name, n), []).append(measure(argv, n, calls))
+            for name, figures in measure(configs, n, calls).items():
+                results.setdefault((name, n), []).append(figures)
 
     print(
         "| rows | proxy | added p50 ms | proxy CPU ms / call | result tokens (cl100k) |"

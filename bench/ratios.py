@@ -7,7 +7,8 @@ orjson's speed and 2 means twice it. Usage::
     python bench/ratios.py            # all sizes, plus the 50 MB streaming decode
     python bench/ratios.py --quick    # 5 and 50 rows, 2 MB stream
     python bench/ratios.py --targets  # GCX1 typed against orjson and the pure twin,
-                                      # 500 and 5,000 rows, 3 runs: each ratio's spread
+                                      # DCP against orjson, 500 and 5,000 rows,
+                                      # 3 runs: each ratio's spread
 """
 
 from __future__ import annotations
@@ -101,8 +102,9 @@ def spread(values: list[float]) -> str:
 
 
 def targets(shapes: list[str], sizes: tuple[int, ...], runs: int, budget: float) -> list[str]:
-    """GCX1 typed against orjson and ext against py, each ratio's spread over ``runs`` runs."""
-    only = ("gcx-typed", "orjson")
+    """GCX1 typed against orjson and ext against py, and DCP against orjson, each
+    ratio's spread over ``runs`` runs."""
+    only = ("gcx-typed", "orjson", "dcp")
     found: dict[tuple[str, int], list[dict[str, float]]] = {}
     for _ in range(runs):  # whole passes, so a slow spell on the machine hits one run
         for shape in shapes:
@@ -111,8 +113,8 @@ def targets(shapes: list[str], sizes: tuple[int, ...], runs: int, budget: float)
     ours = "gcx-typed[ext]" if "ext" in TWINS else "gcx-typed[py]"
     lines = [
         "| shape | rows | encode µs | decode µs | encode /orjson | decode /orjson | "
-        "encode ext/py | decode ext/py |",
-        "|---|--:|--:|--:|--:|--:|--:|--:|",
+        "encode ext/py | decode ext/py | DCP encode /orjson | DCP decode /orjson |",
+        "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|",
     ]
     for (shape, size), ts in found.items():
         cells = [f"{min(t[f'{ours} {d}'] for t in ts) * 1e6:,.0f}" for d in ("enc", "dec")]
@@ -123,6 +125,11 @@ def targets(shapes: list[str], sizes: tuple[int, ...], runs: int, budget: float)
                 cells.append(spread([t[f"gcx-typed[py] {d}"] / t[f"{ours} {d}"] for t in ts]))
             else:
                 cells.append("n/a")
+        for d in ("enc", "dec"):
+            if f"dcp {d}" in ts[0]:
+                cells.append(spread([t[f"orjson {d}"] / t[f"dcp {d}"] for t in ts]))
+            else:
+                cells.append("n/a")  # DCP takes lists of records only
         lines.append(f"| {shape} | {size:,} | " + " | ".join(cells) + " |")
     return lines
 
