@@ -53,7 +53,9 @@ async def read_text(client: Client, uri: str) -> str:
 # -- through the proxy, with the real SDK client -------------------------------------------
 
 
-@pytest.mark.parametrize("mode", ["legacy", pytest.param("2026-07-28", marks=pytest.mark.slow)])
+# The default tier reads the registry in test_sdk_table_server's session (no extra processes).
+@pytest.mark.slow
+@pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
 def test_an_sdk_client_reads_the_registry_beside_the_servers_own_resources(mode: str) -> None:
     async def scenario() -> None:
         async with Client(proxy_params(TABLE_SERVER), mode=mode) as client:

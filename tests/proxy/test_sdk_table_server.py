@@ -9,10 +9,12 @@ from typing import Any
 import pytest
 from mcp import Client
 from mcp.shared.exceptions import MCPError
-from mcp.types import ElicitResult, TextContent
+from mcp.types import ElicitResult, TextContent, TextResourceContents
 
+from gcxwire import dcp
 from gcxwire.mcp import is_hint
 from gcxwire.proxy.jsonrpc import UPSTREAM_EXITED
+from gcxwire.proxy.registry import SCHEMAS_URI, tool_uri
 
 from .helpers import TABLE_SERVER, carried_value, proxy_params
 from .servers.table_server import rows_for, search_for
@@ -75,6 +77,16 @@ def test_results_read_back_as_sent_and_tools_stay_callable(mode: str) -> None:
             assert carried_value(slow) == rows_for(3)
             assert seen == [1, 2, 3]
             assert logs == ["working on step 1", "working on step 2", "working on step 3"]
+
+            # The proxy's schema registry, after the server's own resource.
+            uris = [str(item.uri) for item in (await client.list_resources()).resources]
+            assert uris[:2] == ["table://readme", SCHEMAS_URI]
+            (contents,) = (await client.read_resource(SCHEMAS_URI)).contents
+            assert isinstance(contents, TextResourceContents)
+            registry = dcp.decode(contents.text, schema=dcp.REGISTRY_SCHEMA)
+            assert uris[2:] == [tool_uri(row["id"].split(":v")[0]) for row in registry]
+            by_id = {row["id"]: row for row in registry}
+            assert by_id["rows:v2"]["status"] == "confirmed"  # 12 rows: confirmed at once
 
     run(scenario())
 
