@@ -12,55 +12,15 @@ in one process. Usage::
 from __future__ import annotations
 
 import argparse
-import gc
-import random
 import sys
-import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "speed"))
 
-from workloads import TWINS, symbols, twin  # noqa: E402
+from workloads import TWINS, cpu, symbols, twin, wide  # noqa: E402
 
 from gcxwire import gcx  # noqa: E402
-
-
-def cpu(fn: Callable[[Any], Any], arg: Any, budget: float = 0.2) -> float:
-    """CPU seconds per call: the best of 3 loops of about ``budget / 3`` each."""
-    gc.disable()
-    try:
-        number, best = 1, float("inf")
-        while True:
-            start = time.process_time()
-            for _ in range(number):
-                fn(arg)
-            took = time.process_time() - start
-            if took * 3 >= budget or number >= 1 << 16:
-                break
-            number *= 2
-        for _ in range(3):
-            start = time.process_time()
-            for _ in range(number):
-                fn(arg)
-            best = min(best, (time.process_time() - start) / number)
-        return best
-    finally:
-        gc.enable()
-
-
-def wide(rows: int, columns: int, present: float, seed: int = 3) -> list[dict[str, Any]]:
-    """``rows`` rows of ``columns`` int/str/float columns, each cell present with ``present``."""
-    rnd = random.Random(seed)
-    out = []
-    for i in range(rows):
-        row: dict[str, Any] = {"id": i}
-        for c in range(columns - 1):
-            if present >= 1 or rnd.random() < present:
-                row[f"c{c}"] = (i * c, f"v{c}x{i}", c + 0.25)[c % 3]
-        out.append(row)
-    return out
 
 
 def long_cells(rows: int, length: int) -> list[dict[str, Any]]:

@@ -19,7 +19,9 @@ inside gcx.py so both twins are measured in one process.
 from __future__ import annotations
 
 import contextlib
+import gc
 import random
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -294,3 +296,42 @@ def carries(codec: str, shape: str) -> bool:
 
 # Codecs whose speed depends on the gcxwire speedup twin.
 ON_TWIN = ("gcx-typed", "gcx-reference")
+
+
+# -- the scaling sweep's tables and timer (bench/scaling.py, test_scaling.py) --------
+
+
+def cpu(fn: Callable[[Any], Any], arg: Any, budget: float = 0.2) -> float:
+    """CPU seconds per call: the best of 3 loops of about ``budget / 3`` each."""
+    gc.disable()
+    try:
+        number, best = 1, float("inf")
+        while True:
+            start = time.process_time()
+            for _ in range(number):
+                fn(arg)
+            took = time.process_time() - start
+            if took * 3 >= budget or number >= 1 << 16:
+                break
+            number *= 2
+        for _ in range(3):
+            start = time.process_time()
+            for _ in range(number):
+                fn(arg)
+            best = min(best, (time.process_time() - start) / number)
+        return best
+    finally:
+        gc.enable()
+
+
+def wide(rows: int, columns: int, present: float, seed: int = 3) -> list[dict[str, Any]]:
+    """``rows`` rows of ``columns`` int/str/float columns, each cell present with ``present``."""
+    rnd = random.Random(seed)
+    out = []
+    for i in range(rows):
+        row: dict[str, Any] = {"id": i}
+        for c in range(columns - 1):
+            if present >= 1 or rnd.random() < present:
+                row[f"c{c}"] = (i * c, f"v{c}x{i}", c + 0.25)[c % 3]
+        out.append(row)
+    return out
