@@ -8,7 +8,8 @@ import inspect
 import os
 import subprocess
 import sys
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 import pytest
 from hypothesis import given
@@ -23,7 +24,17 @@ try:
 except ImportError:  # pragma: no cover - CI requires the extension
     _speedups = None  # type: ignore[assignment]
 
-need_ext = pytest.mark.skipif(_speedups is None, reason="extension not built")
+Test = TypeVar("Test", bound=Callable[..., None])
+
+
+def need_ext(test: Test) -> Test:
+    """A test that calls both twins itself: it needs the extension, and runs once
+    rather than once per twin the codec conftest swaps in."""
+    marked: Test = pytest.mark.compares_twins(test)
+    skip = pytest.mark.skipif(_speedups is None, reason="extension not built")
+    return skip(marked)  # type: ignore[no-any-return]
+
+
 NAMES = sorted(_speedups_py.__all__)
 
 
