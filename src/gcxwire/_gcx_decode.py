@@ -14,6 +14,7 @@ from ._gcx_model import (
     _FORM,
     _GO_SPACE,
     _IS,
+    _JSON,
     _OF,
     _PREFIX,
     _TEMPLATE,
@@ -25,7 +26,7 @@ from .errors import DecodeError, UnsupportedVersionError
 from .limits import DEFAULT_LIMITS, Limits, check_numbers, check_size, depth_exceeds
 
 _NO_NAMES: frozenset[str] = frozenset()
-_STYLES = (_EMPTY, _FLOAT, _FLAT)
+_STYLES = (_EMPTY, _FLOAT, _FLAT, _JSON)
 _GROUP_END = object()  # in _nest_plan's tree: a declared group ends here
 
 
@@ -89,6 +90,10 @@ def _parse_header(line: str, doc: str, pos: int, limits: Limits = DEFAULT_LIMITS
     empty_null = styles.get(_EMPTY) == "null"
     floats = _names(styles.get(_FLOAT))
     header = _header(tool, fields, meta, raw, empty_null, floats, flat, columns, constants)
+    if _JSON in styles:
+        if styles[_JSON] != "raw":
+            raise DecodeError.at(f"Unknown `json={styles[_JSON]}`", doc, pos)
+        header.__dict__["raw_json"] = True
     if prefixes:
         header.__dict__["prefixes"] = _prefix_columns(prefixes, header.columns, doc, pos)
     if templates:
@@ -194,6 +199,33 @@ def _add_templates(rows: list[dict[str, Any]], templates: tuple[tuple[str, ...],
                 else:
                     msg = f"Column {name!r} is derived from {source!r}, which holds no text here"
                     raise DecodeError(msg, "", 0)
+
+
+def _escaped_json(text: str) -> str:
+    # Row lines under `json=raw` as other sections write them: each backslash
+    # of a cell that starts with `[` or `{` doubled (JSON text holds no TAB or LF).
+    if "\\" not in text:
+        return text
+    lines = text.split("\n")
+    for i, line in enumerate(lines):
+        if "\\" in line:
+            cells = line.split("\t")
+            for k, cell in enumerate(cells):
+                if cell[:1] in ("[", "{"):
+                    cells[k] = cell.replace("\\", "\\\\")
+            lines[i] = "\t".join(cells)
+    return "\n".join(lines)
+
+
+def _original_pos(written: str, original: str, pos: int) -> int:
+    # A position in _escaped_json's text as the same line and column of the original.
+    line = written.count("\n", 0, pos)
+    column = pos - (written.rfind("\n", 0, pos) + 1)
+    start = 0
+    for _ in range(line):
+        start = original.index("\n", start) + 1
+    end = original.find("\n", start)
+    return min(start + column, len(original) if end < 0 else end)
 
 
 def _add_prefixes(rows: list[dict[str, Any]], prefixes: tuple[tuple[str, str], ...]) -> None:
@@ -413,6 +445,8 @@ class _Lines:
             short = len(self.cells) - text.count("\t") - 1
             if short > 0:
                 self.pad(short, pos)
+        if self.typed and header.raw_json:
+            text = _escaped_json(text)
         try:
             row = decode_row(text, self.cells, self.typed, header.empty_null, header.floats)
             if self.constants:
@@ -447,13 +481,21 @@ def _section_rows(
     header, doc = state.header, state.doc
     assert header is not None
     limits = state.limits
+    text, base = doc, start
+    if state.typed and header.raw_json:  # the section's rows, their JSON cells escaped
+        end = start if doc.startswith("GCX1", start) else doc.find("\nGCX1", start)
+        end = len(doc) if end < 0 else end + (end > start)
+        text, base = _escaped_json(doc[start:end]), 0
     try:
         found, comments, stop, padded = decode_rows(
-            doc, start, state.cells, state.typed, header.empty_null, header.floats,
+            text, base, state.cells, state.typed, header.empty_null, header.floats,
             limits.max_line, limits.max_depth, limits.max_int_digits, state.padding,
         )  # fmt: skip
     except DecodeError as exc:
-        raise DecodeError.at(exc.msg, doc, exc.pos) from None
+        where = exc.pos if text is doc else start + _original_pos(text, doc[start:], exc.pos)
+        raise DecodeError.at(exc.msg, doc, where) from None
+    if text is not doc:
+        stop = start + _original_pos(text, doc[start:], stop)
     state.padding -= padded
     state.comments.extend(comments)
     try:

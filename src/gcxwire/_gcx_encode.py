@@ -16,6 +16,7 @@ from ._gcx_model import (
     _FORM,
     _HEADER_KEYS,
     _IS,
+    _JSON,
     _LOST_NAMES,
     _NO_FLOATS,
     _OF,
@@ -769,7 +770,42 @@ def _section(
     if written is None:
         return None
     text, empty_null, floats = written
+    raw = _raw_json(text, head is not None)
+    if raw is not None:  # JSON cells as JSON: `json=raw` says their backslashes are single
+        text = raw
+        if head is None:
+            pairs.append((_JSON, "raw"))
+        else:
+            cut = text.index("\n") if "\n" in text else len(text)
+            text = text[:cut] + f" {_JSON}=raw" + text[cut:]
     return fields, [*_style_pairs(fields, empty_null, floats), *pairs], text, constants, names
+
+
+# `json=raw` costs its header token; it is written when it drops this many backslashes.
+_RAW_JSON_MIN = 4
+
+
+def _raw_json(text: str, header: bool) -> str | None:
+    """The row lines with each JSON cell's backslashes single again, or None if few are doubled.
+
+    A JSON text holds no TAB or LF, so escaping a JSON cell only doubled its
+    backslashes; a cell that starts with ``[`` or ``{`` is always a JSON
+    literal (a string starting so is written ``\\[``).
+    """
+    if "\\\\" not in text:
+        return None
+    lines = text.split("\n")
+    dropped = 0
+    for i in range(1 if header else 0, len(lines)):
+        line = lines[i]
+        if "\\\\" in line:
+            cells = line.split("\t")
+            for k, cell in enumerate(cells):
+                if cell[:1] in ("[", "{") and "\\\\" in cell:
+                    dropped += cell.count("\\\\")
+                    cells[k] = cell.replace("\\\\", "\\")
+            lines[i] = "\t".join(cells)
+    return "\n".join(lines) if dropped >= _RAW_JSON_MIN else None
 
 
 def _grouped_names(

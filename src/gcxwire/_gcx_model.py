@@ -29,7 +29,8 @@ _FLAT: Final = "flat"  # flat=owner: columns `owner.x` are the members of an obj
 _FORM: Final = "form"  # form=columns: the rows are an object of parallel arrays, one per column
 _PREFIX: Final = "prefix"  # prefix=col=text: every string in column col starts with text
 _TEMPLATE: Final = "template"  # template=col=a{src}b: col's blank cells are a + src's text + b
-_CONTROL: Final = (_OF, _IS, _EMPTY, _FLOAT, _FLAT, _FORM, _PREFIX, _TEMPLATE)
+_JSON: Final = "json"  # json=raw: cells starting with [ or { are JSON text, backslashes not doubled
+_CONTROL: Final = (_OF, _IS, _EMPTY, _FLOAT, _FLAT, _FORM, _PREFIX, _TEMPLATE, _JSON)
 # Objects nested this deep at most are spread over `a.b.c` columns.
 _FLAT_DEPTH: Final = 3
 _NO_FLOATS: Final[frozenset[str]] = frozenset()
@@ -61,6 +62,8 @@ class Header:
     prefixes: tuple[tuple[str, str], ...] = ()
     #: Typed reading: ``(column, source, before, after)`` for each ``template=`` column.
     templates: tuple[tuple[str, str, str, str], ...] = ()
+    #: Typed reading: ``json=raw``, JSON literal cells hold their backslashes once.
+    raw_json: bool = False
 
 
 @dataclass

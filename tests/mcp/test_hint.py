@@ -46,6 +46,7 @@ CASES: list[tuple[str, set[str]]] = [
         ),
         {"template"},
     ),
+    (gcx([{"a": i, "f": [{'k:{"uid":"x"}': i}]} for i in range(2)]), {"json=raw"}),
     (
         gcx([{"a": i, "b": "same-value-here"} for i in range(3)]),
         {"constant"},

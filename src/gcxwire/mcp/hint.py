@@ -56,6 +56,10 @@ MARKERS: Final[dict[str, str]] = {
         "template=col=text{other}: a blank cell in column col is text with the row's value of"
         " column other in place of {other} (\\{ \\} are braces); a filled cell is as written."
     ),
+    "json=raw": (
+        "json=raw: in this table a cell starting with [ or { is JSON text exactly as written"
+        " (its backslashes are JSON's own, not doubled)."
+    ),
     "constant": (
         "A field written name=value in fields= is a column holding that value in every row;"
         " its cells are left blank."
@@ -156,8 +160,8 @@ def _gcx_markers(text: str) -> Iterator[str]:
                 yield f"is={value}"
             elif key == "empty" and value == "null":
                 yield "empty=null"
-            elif key == "form" and f"form={value}" in MARKERS:
-                yield f"form={value}"
+            elif key in ("form", "json") and f"{key}={value}" in MARKERS:
+                yield f"{key}={value}"
             elif key in ("prefix", "template"):
                 yield key
         if header.constants:
