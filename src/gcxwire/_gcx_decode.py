@@ -17,16 +17,17 @@ from ._gcx_model import (
     _JSON,
     _OF,
     _PREFIX,
+    _STR,
     _TEMPLATE,
     Header,
 )
 from ._impl import decode_row, decode_rows, nest_rows, parse_cell, unescape
-from ._values import ABSENT, int_to_str
+from ._values import ABSENT, NUMBER, int_to_str
 from .errors import DecodeError, UnsupportedVersionError
 from .limits import DEFAULT_LIMITS, Limits, check_numbers, check_size, depth_exceeds
 
 _NO_NAMES: frozenset[str] = frozenset()
-_STYLES = (_EMPTY, _FLOAT, _FLAT, _JSON)
+_STYLES = (_EMPTY, _FLOAT, _FLAT, _JSON, _STR)
 _GROUP_END = object()  # in _nest_plan's tree: a declared group ends here
 
 
@@ -94,6 +95,10 @@ def _parse_header(line: str, doc: str, pos: int, limits: Limits = DEFAULT_LIMITS
         if styles[_JSON] != "raw":
             raise DecodeError.at(f"Unknown `json={styles[_JSON]}`", doc, pos)
         header.__dict__["raw_json"] = True
+    if _STR in styles:
+        header.__dict__["strings"] = strings = _names(styles[_STR])
+        if not strings.issubset(header.columns):
+            raise DecodeError.at(f"`str={styles[_STR]}` names no column", doc, pos)
     if prefixes:
         header.__dict__["prefixes"] = _prefix_columns(prefixes, header.columns, doc, pos)
     if templates:
@@ -201,24 +206,49 @@ def _add_templates(rows: list[dict[str, Any]], templates: tuple[tuple[str, ...],
                     raise DecodeError(msg, "", 0)
 
 
-def _escaped_json(text: str) -> str:
-    # Row lines under `json=raw` as other sections write them: each backslash
-    # of a cell that starts with `[` or `{` doubled (JSON text holds no TAB or LF).
-    if "\\" not in text:
+# A `str=` column's cell that typed reading would not take as a string, and its guarded form.
+_WORD_CELLS = {"true": "tru\\e", "false": "fals\\e", "null": "nul\\l"}
+
+
+def _escaped(text: str, raw_json: bool, strings: tuple[int, ...]) -> str:
+    """Row lines as a section without ``json=raw`` and ``str=`` would write them.
+
+    Under ``json=raw`` each backslash of a cell that starts with ``[`` or ``{``
+    is doubled (JSON text holds no TAB or LF); in the ``str=`` columns (cell
+    indexes) a number-like cell gets its ``\\`` and a word its ``tru\\e`` form.
+    """
+    if not strings and not (raw_json and "\\" in text):
         return text
     lines = text.split("\n")
     for i, line in enumerate(lines):
-        if "\\" in line:
+        if (raw_json and "\\" in line) or strings:
             cells = line.split("\t")
-            for k, cell in enumerate(cells):
-                if cell[:1] in ("[", "{"):
-                    cells[k] = cell.replace("\\", "\\\\")
+            if raw_json:
+                for k, cell in enumerate(cells):
+                    if cell[:1] in ("[", "{"):
+                        cells[k] = cell.replace("\\", "\\\\")
+            for k in strings:
+                if k < len(cells):
+                    cell = cells[k]
+                    cr = "\r" if cell.endswith("\r") else ""  # CRLF input: Go drops the CR
+                    bare = cell[: len(cell) - len(cr)]
+                    if bare in _WORD_CELLS:
+                        cells[k] = _WORD_CELLS[bare] + cr
+                    elif bare[:1] in _NUMBER_START and NUMBER.fullmatch(bare):
+                        cells[k] = "\\" + cell
             lines[i] = "\t".join(cells)
     return "\n".join(lines)
 
 
+_NUMBER_START = frozenset("-0123456789")
+
+
+def _string_cells(header: Header, cells: tuple[str, ...]) -> tuple[int, ...]:
+    return tuple(k for k, name in enumerate(cells) if name in header.strings)
+
+
 def _original_pos(written: str, original: str, pos: int) -> int:
-    # A position in _escaped_json's text as the same line and column of the original.
+    # A position in _escaped's text as the same line and column of the original.
     line = written.count("\n", 0, pos)
     column = pos - (written.rfind("\n", 0, pos) + 1)
     start = 0
@@ -445,8 +475,8 @@ class _Lines:
             short = len(self.cells) - text.count("\t") - 1
             if short > 0:
                 self.pad(short, pos)
-        if self.typed and header.raw_json:
-            text = _escaped_json(text)
+        if self.typed and (header.raw_json or header.strings):
+            text = _escaped(text, header.raw_json, _string_cells(header, self.cells))
         try:
             row = decode_row(text, self.cells, self.typed, header.empty_null, header.floats)
             if self.constants:
@@ -482,10 +512,11 @@ def _section_rows(
     assert header is not None
     limits = state.limits
     text, base = doc, start
-    if state.typed and header.raw_json:  # the section's rows, their JSON cells escaped
+    if state.typed and (header.raw_json or header.strings):  # the rows, escaped as usual
         end = start if doc.startswith("GCX1", start) else doc.find("\nGCX1", start)
         end = len(doc) if end < 0 else end + (end > start)
-        text, base = _escaped_json(doc[start:end]), 0
+        strings = _string_cells(header, state.cells)
+        text, base = _escaped(doc[start:end], header.raw_json, strings), 0
     try:
         found, comments, stop, padded = decode_rows(
             text, base, state.cells, state.typed, header.empty_null, header.floats,

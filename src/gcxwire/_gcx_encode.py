@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import heapq
+import re
 from collections.abc import Iterable, Sequence
 from itertools import repeat
 from typing import Any
@@ -22,6 +23,7 @@ from ._gcx_model import (
     _OF,
     _PREFIX,
     _SPACE,
+    _STR,
     _TEMPLATE,
     _VALUE,
 )
@@ -36,7 +38,7 @@ from ._impl import (
     shared_keys,
     unescape,
 )
-from ._values import ABSENT, int_to_str, path_join
+from ._values import ABSENT, NUMBER, int_to_str, path_join
 from .errors import EncodeError, EncodeTypeError, EncodeValueError
 
 # A column that holds one scalar in this many rows or more is written once, in
@@ -770,15 +772,76 @@ def _section(
     if written is None:
         return None
     text, empty_null, floats = written
+    marks_after: list[tuple[str, str]] = []
     raw = _raw_json(text, head is not None)
     if raw is not None:  # JSON cells as JSON: `json=raw` says their backslashes are single
         text = raw
+        marks_after.append((_JSON, "raw"))
+    unguarded = _unguarded(text, head is not None, rows, cells, cell_paths)
+    if unguarded is not None:  # `str=a,b`: these columns' number-like strings unguarded
+        text, names_text = unguarded
+        marks_after.append((_STR, names_text))
+    if marks_after:
         if head is None:
-            pairs.append((_JSON, "raw"))
-        else:
+            pairs.extend(marks_after)
+        else:  # the header is the text's first line
             cut = text.index("\n") if "\n" in text else len(text)
-            text = text[:cut] + f" {_JSON}=raw" + text[cut:]
+            text = text[:cut] + _meta_text(marks_after) + text[cut:]
     return fields, [*_style_pairs(fields, empty_null, floats), *pairs], text, constants, names
+
+
+# `str=` names a column when it drops this many guards from its cells.
+_STR_MIN = 4
+_GUARDED = re.compile(r"(?:^|\t)(?:\\[-0-9]|tru\\e|fals\\e|nul\\l)", re.MULTILINE)
+_UNGUARD = {"tru\\e": "true", "fals\\e": "false", "nul\\l": "null"}
+
+
+def _unguarded(
+    text: str,
+    header: bool,
+    rows: Sequence[dict[str, Any]],
+    cells: Sequence[str],
+    paths: Sequence[Path | None],
+) -> tuple[str, str] | None:
+    """The rows with guards dropped in columns that hold only strings, and their `str=` list.
+
+    A string that reads as a number or a word is written ``\\62``, ``tru\\e``
+    (§3); in a column where every value is a string, ``str=`` says so once and
+    its cells drop the guard. None when no column drops ``_STR_MIN`` guards.
+    """
+    if not _GUARDED.search(text):
+        return None
+    lines = text.split("\n")
+    body = lines[1:] if header else lines
+    split = [line.split("\t") for line in body]
+    counts = [0] * len(cells)
+    for row_cells in split:
+        for k, cell in enumerate(row_cells):
+            if cell in _UNGUARD or (cell[:1] == "\\" and cell[1:2] in _DIGITS_MINUS):
+                counts[k] += 1
+    chosen = [
+        k
+        for k, n in enumerate(counts)
+        if n >= _STR_MIN
+        and (path := paths[k]) is not None
+        and all(type(v) is str or v is ABSENT for v in (_at(row, path) for row in rows))
+    ]
+    if not chosen:
+        return None
+    for row_cells in split:
+        for k in chosen:
+            if k < len(row_cells):
+                cell = row_cells[k]
+                if cell in _UNGUARD:
+                    row_cells[k] = _UNGUARD[cell]
+                elif cell[:1] == "\\" and NUMBER.fullmatch(cell, 1):
+                    row_cells[k] = cell[1:]
+    body = ["\t".join(c) for c in split]
+    out = "\n".join([lines[0], *body] if header else body)
+    return out, ",".join(escape(escape(cells[k])) for k in chosen)
+
+
+_DIGITS_MINUS = frozenset("-0123456789")
 
 
 # `json=raw` costs its header token; it is written when it drops this many backslashes.

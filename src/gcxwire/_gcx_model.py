@@ -30,7 +30,8 @@ _FORM: Final = "form"  # form=columns: the rows are an object of parallel arrays
 _PREFIX: Final = "prefix"  # prefix=col=text: every string in column col starts with text
 _TEMPLATE: Final = "template"  # template=col=a{src}b: col's blank cells are a + src's text + b
 _JSON: Final = "json"  # json=raw: cells starting with [ or { are JSON text, backslashes not doubled
-_CONTROL: Final = (_OF, _IS, _EMPTY, _FLOAT, _FLAT, _FORM, _PREFIX, _TEMPLATE, _JSON)
+_STR: Final = "str"  # str=a,b: these columns hold strings only, written without guards (02134)
+_CONTROL: Final = (_OF, _IS, _EMPTY, _FLOAT, _FLAT, _FORM, _PREFIX, _TEMPLATE, _JSON, _STR)
 # Objects nested this deep at most are spread over `a.b.c` columns.
 _FLAT_DEPTH: Final = 3
 _NO_FLOATS: Final[frozenset[str]] = frozenset()
@@ -64,6 +65,8 @@ class Header:
     templates: tuple[tuple[str, str, str, str], ...] = ()
     #: Typed reading: ``json=raw``, JSON literal cells hold their backslashes once.
     raw_json: bool = False
+    #: Typed reading: ``str=...`` columns, whose number-like and word cells are strings.
+    strings: frozenset[str] = frozenset()
 
 
 @dataclass

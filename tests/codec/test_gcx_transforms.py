@@ -149,6 +149,33 @@ def json_tables(draw: st.DrawFn) -> list[dict[str, Any]]:
     return rows
 
 
+NUMBERISH = st.one_of(
+    st.from_regex(r"-?(0|[1-9][0-9]{0,6})(\.[0-9]{1,3})?(e[+-]?[0-9])?", fullmatch=True),
+    st.sampled_from(["true", "false", "null", "\\12", "tru\\e", "#1", "12\r", "[1]", ""]),
+    TEXT,
+)
+
+
+@st.composite
+def string_columns(draw: st.DrawFn) -> list[dict[str, Any]]:
+    """Columns of number-like strings and words, built to break with one value of another type."""
+    rows = [
+        {"zip": draw(NUMBERISH), "id": i, "ts": draw(NUMBERISH)}
+        for i in range(draw(st.integers(min_value=1, max_value=8)))
+    ]
+    k = draw(st.integers(0, len(rows) - 1))
+    defeat = draw(st.sampled_from(["none", "int", "null", "gone", "bool"]))
+    if defeat == "int":
+        rows[k]["zip"] = draw(st.integers())
+    elif defeat == "null":
+        rows[k]["ts"] = None
+    elif defeat == "gone":
+        del rows[k]["zip"]
+    elif defeat == "bool":
+        rows[k]["ts"] = True
+    return rows
+
+
 NAMES = st.sampled_from(["time", "temperature_2m", "rain", "code", "a.b", "of"])
 
 
@@ -169,7 +196,9 @@ def columnar(draw: st.DrawFn) -> dict[str, Any]:
 @st.composite
 def payloads(draw: st.DrawFn) -> Any:
     """The new forms at the top level and as members beside scalars and tables."""
-    kind = draw(st.sampled_from(["table", "derived", "record", "json", "columns", "object"]))
+    kind = draw(
+        st.sampled_from(["table", "derived", "record", "json", "strings", "columns", "object"])
+    )
     if kind == "table":
         return draw(url_tables())
     if kind == "derived":
@@ -178,6 +207,8 @@ def payloads(draw: st.DrawFn) -> Any:
         return draw(derived_records())
     if kind == "json":
         return draw(json_tables())
+    if kind == "strings":
+        return draw(string_columns())
     if kind == "columns":
         return draw(columnar())
     out: dict[str, Any] = {}
@@ -501,6 +532,22 @@ def test_json_raw_errors_point_at_the_written_text() -> None:
     assert (info.value.lineno, info.value.colno) == (3, 3)
 
 
+def test_a_column_of_strings_says_so_once_instead_of_guarding_each_cell() -> None:
+    rows = [
+        {"id": i, "zip": f"{10000 + i * 7}", "flag": ["true", "false"][i % 2]} for i in range(6)
+    ]
+    text = roundtrip(rows)
+    header, first, second, *_ = text.split("\n")
+    assert header == "GCX1 tool=t fields=id,zip,flag str=zip,flag"
+    assert (first, second) == ("0\t10000\ttrue", "1\t10007\tfalse")
+    model = reference_model.decode(text)["sections"][0]
+    assert model["rows"][0] == {"id": "0", "zip": "10000", "flag": "true"}
+    rows[3]["zip"] = 10021  # one number in the column: every string keeps its guard
+    assert "str=zip" not in roundtrip(rows)
+    crlf = gcx.decode("GCX1 tool=t fields=a str=a\r\n12\r\ntrue\r\n")
+    assert crlf == [{"a": "12"}, {"a": "true"}]
+
+
 def test_template_decoding_refuses_what_it_cannot_derive() -> None:
     with pytest.raises(DecodeError, match="holds no text"):
         gcx.decode("GCX1 tool=t fields=a,b template=b=x{a}y\ntrue")
@@ -582,6 +629,7 @@ def test_columnar_error_names_the_array_item() -> None:
         ("GCX1 tool=t fields=a prefix=a=x/ prefix=a=y/\nq", "two prefixes"),
         ("GCX1 tool=t fields=a prefix=a\nq", "names no column"),
         ("GCX1 tool=t fields=a json=yes\nq", "Unknown `json=yes`"),
+        ("GCX1 tool=t fields=a str=b\nq", "names no column"),
         ("GCX1 tool=t fields=a template=b=x{a}\nq", "names no column"),
         ("GCX1 tool=t fields=a,b template=b=x{c}\nq", "names no source"),
         ("GCX1 tool=t fields=a,b template=b=x{b}\nq", "names no source"),

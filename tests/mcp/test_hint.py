@@ -47,6 +47,7 @@ CASES: list[tuple[str, set[str]]] = [
         {"template"},
     ),
     (gcx([{"a": i, "f": [{'k:{"uid":"x"}': i}]} for i in range(2)]), {"json=raw"}),
+    (gcx([{"a": i, "zip": str(10000 + i)} for i in range(4)]), {"str"}),
     (
         gcx([{"a": i, "b": "same-value-here"} for i in range(3)]),
         {"constant"},
