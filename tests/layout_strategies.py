@@ -6,7 +6,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from gcxwire.layouts import JSON_TYPES, STATUSES, UNSET, Field, JsonType, Layout
+from gcxwire.layouts import JSON_TYPES, STATUSES, UNSET, Field, JsonType, Layout, Template
 
 from .strategies import SCALARS, TEXT
 
@@ -69,10 +69,39 @@ def fields(
                 out.append(_moved(sub, key))
             continue
         out.append(draw(leaf(key, items, plain)))
+    return _with_template(draw, out)
+
+
+def _with_template(draw: st.DrawFn, out: list[Field]) -> tuple[Field, ...]:
+    """Maybe derive one plain string field from another field of the level."""
+    sources = {f.template.source for f in out if f.template is not None}
+    derived = {i for i, f in enumerate(out) if f.template is not None}
+    free = [i for i, f in enumerate(out) if f.constant is UNSET and f.prefix is None]
+    strings = [
+        i
+        for i in free
+        if "string" in out[i].types and i not in derived and out[i].path not in sources
+    ]
+    if len(out) < 2 or not strings or draw(st.integers(0, 2)):
+        return tuple(out)
+    k = draw(st.sampled_from(strings))
+    others = [i for i in range(len(out)) if i != k and i not in derived]
+    if not others:
+        return tuple(out)
+    source = draw(st.sampled_from(others))
+    before, after = draw(st.sampled_from([("", "/x"), ("https://h/", ""), ("a{", "}b")]))
+    f = out[k]
+    out[k] = Field(
+        f.path, f.type, True, f.constant, f.prefix, f.items, f.description,
+        Template(out[source].path, before, after),
+    )  # fmt: skip
     return tuple(out)
 
 
 def _moved(item: Field, key: str) -> Field:
+    template = item.template
+    if template is not None:
+        template = Template(f"{key}.{template.source}", template.before, template.after)
     return Field(
         f"{key}.{item.path}",
         item.type,
@@ -81,6 +110,7 @@ def _moved(item: Field, key: str) -> Field:
         item.prefix,
         item.items,
         item.description,
+        template,
     )
 
 
@@ -133,7 +163,26 @@ def record(draw: st.DrawFn, level: tuple[Field, ...]) -> dict[str, Any]:
             target = target.setdefault(key, {})
         if value is not _ABSENT:
             target[last] = value
+    for item in level:  # most derived fields follow their template
+        template = item.template
+        if template is None or not draw(st.integers(0, 3)):
+            continue
+        source = _get(out, template.source.split("."))
+        if type(source) is str or (type(source) is int and not isinstance(source, bool)):
+            *parents, last = item.segments
+            target = out
+            for key in parents:
+                target = target[key]
+            target[last] = template.before + str(source) + template.after
     return out
+
+
+def _get(obj: dict[str, Any], path: list[str]) -> Any:
+    for key in path:
+        if not isinstance(obj, dict) or key not in obj:
+            return _ABSENT
+        obj = obj[key]
+    return obj
 
 
 _ABSENT = object()

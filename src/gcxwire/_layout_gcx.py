@@ -1,9 +1,10 @@
 """GCX1 with a declared layout: the table section written from the layout, and checked on read.
 
 The section's field list is the layout's, in its order (dotted fields as ``flat=`` groups);
-its markers are the ones the layout declares (constant columns, ``prefix=``), never inferred
-ones, so a tool's header is the same on every call; only the reading styles (``empty=null``,
-``float=``) follow the rows. A wrapper's other members are written as without a layout.
+its markers are the ones the layout declares (constant columns, ``prefix=``, ``template=``),
+never inferred ones, so a tool's header is the same on every call; only the reading styles
+(``empty=null``, ``float=``) follow the rows. A wrapper's other members are written as
+without a layout.
 """
 
 from __future__ import annotations
@@ -14,16 +15,18 @@ from ._dcp_schema import unwrap
 from ._gcx_decode import _marker, _of_path, _parse_header
 from ._gcx_encode import (
     _cut_prefixes,
+    _drop_derived,
     _field_text,
     _grouped_names,
     _header_start,
     _meta_text,
     _prefix_text,
     _style_pairs,
+    _template_text,
     _tool_text,
     _write_object,
 )
-from ._gcx_model import _FLAT, _FORM, _IS, _OF, _PREFIX, _SPACE, Header
+from ._gcx_model import _FLAT, _FORM, _IS, _OF, _PREFIX, _SPACE, _TEMPLATE, Header
 from ._impl import encode_table, escape, format_cell
 from ._layout_model import UNSET, Layout
 from .errors import DecodeError, EncodeError, EncodeValueError
@@ -66,6 +69,16 @@ class _Plan:
                         f"The prefix of {f.path!r} in {where} cannot be written in a GCX1 header"
                     )
                 self.prefixes[k] = f.prefix
+        self.templates: dict[int, tuple[int, str, str]] = {}
+        index = {name: k for k, name in enumerate(self.fields)}
+        for k, f in enumerate(layout.fields):
+            if f.template is not None:
+                t = f.template
+                if _SPACE.search(t.before + t.after):
+                    raise EncodeValueError(
+                        f"The template of {f.path!r} in {where} cannot be written in a GCX1 header"
+                    )
+                self.templates[k] = (index[t.source], t.before, t.after)
         self.names = None
         if self.groups:  # `owner{login,id}` where it reads the same, else `flat=owner`
             self.names = _grouped_names(self.fields, self.paths, self.constants)
@@ -95,6 +108,12 @@ def encode(value: Any, layout: Layout) -> str:
         groups = ",".join(escape(escape(g)) for g in plan.groups)
         pairs.append((_FLAT, "{}" if plan.names is not None else groups))
     rows = records
+    if plan.templates:  # the cells a template gives are left blank
+        rows = _drop_derived(rows, plan.paths, plan.templates)
+        pairs.extend(
+            (_TEMPLATE, _template_text(plan.fields[k], plan.fields[s], before, after))
+            for k, (s, before, after) in plan.templates.items()
+        )
     if plan.prefixes:
         rows = _cut_prefixes(rows, plan.paths, plan.prefixes)
         pairs.extend((_PREFIX, _prefix_text(plan.fields[k], t)) for k, t in plan.prefixes.items())
@@ -194,7 +213,13 @@ def check_header(doc: str, layout: Layout, limits: Limits) -> None:
     if dict(header.constants) != plan.constants:
         raise fail(f"The header's constant columns are {dict(header.constants)!r}", "fields=")
     prefixes = {plan.fields[k]: text for k, text in plan.prefixes.items()}
-    if dict(header.prefixes) != prefixes or header.templates:
-        raise fail("The header's prefix and template columns differ", _PREFIX + "=")
+    if dict(header.prefixes) != prefixes:
+        raise fail("The header's prefixed columns differ", _PREFIX + "=")
+    templates = {
+        (plan.fields[k], plan.fields[s], before, after)
+        for k, (s, before, after) in plan.templates.items()
+    }
+    if set(header.templates) != templates:
+        raise fail("The header's derived columns differ", _TEMPLATE + "=")
     if any(k == _IS for k, _ in header.raw_meta):
         raise fail("The section is a record", _IS + "=")

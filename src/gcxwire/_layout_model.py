@@ -30,6 +30,7 @@ __all__ = [
     "JsonType",
     "Layout",
     "Scalar",
+    "Template",
     "json_type",
 ]
 
@@ -110,6 +111,38 @@ def _same_scalar(value: Any, constant: Scalar) -> bool:
 
 
 @dataclass(frozen=True)
+class Template:
+    """A field whose strings are mostly another field's text inside a fixed one: ``before`` +
+    the ``source`` field's value in the same record (a string, or an integer's digits) +
+    ``after``. GCX1 writes it once (``template=``) and leaves such cells blank; a record that
+    does not follow it keeps its own value, so it is no promise and never drift."""
+
+    source: str
+    before: str = ""
+    after: str = ""
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.source, str) or not all(self.source.split(".")):
+            raise _error("A template's source is the path of another field", ("source",))
+        for name in ("before", "after"):
+            if not isinstance(getattr(self, name), str):
+                raise _error(f"A template's `{name}` is a string", (name,))
+
+    def to_dict(self) -> dict[str, str]:
+        out = {"source": self.source}
+        if self.before:
+            out["before"] = self.before
+        if self.after:
+            out["after"] = self.after
+        return out
+
+    @classmethod
+    def from_dict(cls, data: Any) -> Template:
+        members = _members(data, ("source", "before", "after"), ("source",), "A template")
+        return cls(members["source"], members.get("before", ""), members.get("after", ""))
+
+
+@dataclass(frozen=True)
 class Field:
     """One field of a layout: where it lives in a record and what it may hold.
 
@@ -119,7 +152,8 @@ class Field:
     integers). ``required=False`` lets the key be absent. ``constant`` (a scalar) says every
     record holds exactly that value, which GCX1 writes once in its header; ``prefix`` says every
     string starts with that text, which GCX1 writes once too. ``items`` are the fields of each
-    object in an array field (DCP writes them as sub-rows).
+    object in an array field (DCP writes them as sub-rows). ``template`` (a :class:`Template`)
+    derives the field's strings from another field's, which GCX1 writes once.
     """
 
     path: str
@@ -129,6 +163,7 @@ class Field:
     prefix: str | None = None
     items: tuple[Field, ...] | None = None
     description: str = ""
+    template: Template | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.path, str) or not all(self.path.split(".")):
@@ -158,6 +193,19 @@ class Field:
                 raise _error("A prefix needs a field of type string", ("prefix",))
             if self.constant is not UNSET:
                 raise _error("A field has a constant or a prefix, not both", ("prefix",))
+        if self.template is not None:
+            if not isinstance(self.template, Template):
+                raise _error("A template is a Template", ("template",))
+            if "string" not in types:
+                raise _error("A template needs a field of type string", ("template",))
+            if not self.required:
+                raise _error(
+                    "A templated field is required (a blank cell is derived)", ("required",)
+                )
+            if self.constant is not UNSET or self.prefix is not None:
+                raise _error("A templated field has no constant or prefix", ("template",))
+            if self.template.source == self.path:
+                raise _error("A template's source is another field", ("template", "source"))
         if self.items is not None:
             items = tuple(self.items)
             if "array" not in types:
@@ -203,6 +251,8 @@ class Field:
             out["items"] = [item.to_dict() for item in self.items]
         if self.description:
             out["description"] = self.description
+        if self.template is not None:
+            out["template"] = self.template.to_dict()
         return out
 
     @classmethod
@@ -220,6 +270,12 @@ class Field:
                 except LayoutError as exc:
                     raise _relocated(exc, ("items", i)) from None
             items = tuple(parsed)
+        template = members.get("template")
+        if template is not None:
+            try:
+                template = Template.from_dict(template)
+            except LayoutError as exc:
+                raise _relocated(exc, ("template",)) from None
         return cls(
             path=members["path"],
             type=members["type"],
@@ -228,6 +284,7 @@ class Field:
             prefix=members.get("prefix"),
             items=items,
             description=members.get("description", ""),
+            template=template,
         )
 
     # --- the DCP type definition ---
@@ -243,6 +300,8 @@ class Field:
             out["constant"] = self.constant
         if self.prefix is not None:
             out["prefix"] = self.prefix
+        if self.template is not None:
+            out["template"] = self.template.to_dict()
         return out
 
 
@@ -254,7 +313,9 @@ def _type_json(value: JsonType | tuple[JsonType, ...]) -> str | list[str]:
     return value if isinstance(value, str) else list(value)
 
 
-_FIELD_KEYS = ("path", "type", "required", "constant", "prefix", "items", "description")
+_FIELD_KEYS = (
+    "path", "type", "required", "constant", "prefix", "template", "items", "description"
+)  # fmt: skip
 _LAYOUT_KEYS = ("$layout", "tool", "version", "status", "description", "fields")
 
 
@@ -304,6 +365,17 @@ def check_group(fields: Sequence[Field]) -> None:
             raise _error(f"{item.path!r} is a field and holds fields", (i, "path"))
         leaves.add(segments)
         previous = groups
+    derived = {f.path for f in fields if f.template is not None}
+    for i, item in enumerate(fields):
+        if item.template is None:
+            continue
+        source = item.template.source
+        if source not in seen:
+            raise _error(
+                f"Template source {source!r} is not a field here", (i, "template", "source")
+            )
+        if source in derived:
+            raise _error(f"Template source {source!r} is itself derived", (i, "template", "source"))
 
 
 @dataclass(frozen=True)
@@ -483,7 +555,10 @@ def _fields_of(schema: DcpSchema, at: Segments) -> tuple[Field, ...]:
         elif isinstance(kind, list):
             kind = [_DCP_TYPE_NAMES.get(k, k) for k in kind]
         sub = schema.nest.get(name)
+        template = definition.get("template")
         try:
+            if template is not None:
+                template = Template.from_dict(template)
             fields.append(
                 Field(
                     path=".".join(schema.paths[name]),
@@ -493,6 +568,7 @@ def _fields_of(schema: DcpSchema, at: Segments) -> tuple[Field, ...]:
                     prefix=definition.get("prefix"),
                     items=None if sub is None else _fields_of(sub, ()),
                     description=definition.get("description", ""),
+                    template=template,
                 )
             )
         except LayoutError as exc:

@@ -21,7 +21,7 @@ from __future__ import annotations
 from ._dcp_schema import STATUSES, Status
 from ._layout_check import Drift, DriftKind, OnDrift
 from ._layout_file import LAYOUT_SUFFIX, REGISTRY_SUFFIX, Registry, load, save
-from ._layout_model import FORMAT_VERSION, JSON_TYPES, UNSET, Field, JsonType, Layout
+from ._layout_model import FORMAT_VERSION, JSON_TYPES, UNSET, Field, JsonType, Layout, Template
 from .errors import DriftError, LayoutError
 
 __all__ = [
@@ -41,6 +41,7 @@ __all__ = [
     "OnDrift",
     "Registry",
     "Status",
+    "Template",
     "load",
     "save",
 ]

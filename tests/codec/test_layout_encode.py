@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from gcxwire import dcp, gcx
 from gcxwire._layout_check import tree_of
 from gcxwire.errors import DecodeError, DriftError, EncodeValueError
-from gcxwire.layouts import Drift, Field, Layout
+from gcxwire.layouts import Drift, Field, Layout, Template
 
 from .. import reference_model
 from ..layout_strategies import batches, layouts
@@ -133,6 +133,38 @@ def test_gcx_writes_the_layouts_order_groups_and_declared_markers() -> None:
     assert gcx.encode([_repo(1)], tool="search_repositories").split("\n")[0] != one.split("\n")[0]
     empty = gcx.encode([], tool="search_repositories", layout=REPOS)
     assert empty == one.split("\n")[0] and gcx.decode(empty, layout=REPOS) == []
+
+
+def test_a_declared_template_writes_a_derived_column_once() -> None:
+    base = "https://api.github.com/repos/o/r/"
+    layout = Layout(
+        "list_issues",
+        1,
+        (
+            Field("url", "string", prefix=base),
+            Field("labels_url", "string", template=Template("url", after="/labels{/name}")),
+            Field("number", "integer"),
+        ),
+    )
+    rows = [
+        {"url": f"{base}issues/{n}", "labels_url": f"{base}issues/{n}/labels{{/name}}", "number": n}
+        for n in (1, 2)
+    ]
+    rows.append(
+        {"url": f"{base}issues/3", "labels_url": "elsewhere", "number": 3}
+    )  # keeps its cell
+    text = gcx.encode(rows, tool="list_issues", layout=layout)
+    assert text.split("\n") == [
+        "GCX1 tool=list_issues fields=url,labels_url,number"
+        f" template=labels_url={{url}}/labels\\{{/name\\}} prefix=url={base}",
+        "issues/1\t\t1",
+        "issues/2\t\t2",
+        "issues/3\telsewhere\t3",
+    ]
+    assert gcx.decode(text, layout=layout) == rows
+    assert layout.check([{**rows[0], "labels_url": "other"}]) == []  # a template is no promise
+    with pytest.raises(DecodeError, match="derived columns differ"):
+        gcx.decode(text.replace(" template=labels_url={url}/labels\\{/name\\}", ""), layout=layout)
 
 
 def test_dcp_tells_null_from_absent_by_the_layout_in_every_dialect() -> None:

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from gcxwire import dcp
 from gcxwire._values import difference
 from gcxwire.errors import DriftError, LayoutError
-from gcxwire.layouts import Drift, Field, Layout, Registry, load, save
+from gcxwire.layouts import Drift, Field, Layout, Registry, Template, load, save
 
 from ..layout_strategies import batches, layouts
 from ..strategies import same
@@ -328,6 +328,25 @@ def test_a_drift_error_pickles_with_its_drift() -> None:
         (lambda: Layout("a b", 1, (Field("a", "string"),)), "tool name"),
         (lambda: Layout("t", 0, (Field("a", "string"),)), "integer from 1"),
         (lambda: Layout("t", 1, ()), "one field at least"),
+        (lambda: Field("a", "integer", template=Template("b")), "type string"),
+        (lambda: Field("a", "string", required=False, template=Template("b")), "is required"),
+        (lambda: Field("a", "string", template=Template("a")), "another field"),
+        (
+            lambda: Layout("t", 1, (Field("a", "string", template=Template("b")),)),
+            "not a field here",
+        ),
+        (
+            lambda: Layout(
+                "t",
+                1,
+                (
+                    Field("a", "string", template=Template("b")),
+                    Field("b", "string", template=Template("c")),
+                    Field("c", "string"),
+                ),
+            ),
+            "is itself derived",
+        ),
         (lambda: Layout("t", 1, (Field("a", "string"),), status="live"), "Unknown status"),  # type: ignore[arg-type]
         (lambda: Layout("t", 1, (Field("a", "string"), Field("a", "string"))), "listed twice"),
         (
