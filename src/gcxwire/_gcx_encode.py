@@ -523,6 +523,7 @@ def _cut_prefixes(
 # at least half of its rows follow the template, and its cells there are long.
 _TEMPLATE_ROWS = 3
 _TEMPLATE_MIN = 12
+_PROBES = 8  # rows of a long table a candidate template is tried on first
 # Cell text a template may repeat: a source column's name holds none of these.
 _PLACEHOLDER_BAD = frozenset("{}\\=,")
 # A derived column: (source column index, text before, text after the source's).
@@ -624,6 +625,10 @@ def _follow(
     """
     size = len(rows)
     need = max(beat + 1, _TEMPLATE_ROWS if size > 1 else 1, (size + 1) // 2)
+    if size > 2 * _PROBES:  # a template half the rows follow holds in half of a spread sample
+        probed = [rows[i * size // _PROBES] for i in range(_PROBES)]
+        if _follow(probed, path, source, before, after, 0) == 0:
+            return 0
     count = 0
     for i, row in enumerate(rows):
         value = _at(row, path)

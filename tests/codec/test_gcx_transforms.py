@@ -459,6 +459,14 @@ def test_template_row_that_breaks_it_keeps_its_cell() -> None:
     assert text.split("\n")[2:4] == ["hubot\t1\thttps://example.org/elsewhere", "monalisa\t2\tnull"]
 
 
+def test_template_found_in_a_long_table_from_a_sample_first() -> None:
+    rows = [{"n": f"u{i}", "u": f"https://x.test/people/u{i}/page"} for i in range(200)]
+    rows[100]["u"] = "https://elsewhere.test/u100"  # the sample may meet a row that breaks it
+    assert "template=u=https://x.test/people/{n}/page" in roundtrip(rows)
+    rows = [{"n": f"u{i}", "u": f"https://x.test/{i % 7}/u{i}"} for i in range(200)]
+    assert "template=" not in roundtrip(rows)  # a seventh of the rows follow the first's
+
+
 def test_template_braces_in_the_text_are_escaped() -> None:
     rows = [{"login": n, "u": f"https://x.test/{n}/gists{{/gist_id}}"} for n in "abcde"]
     text = roundtrip(rows)
