@@ -31,6 +31,7 @@ __all__ = [
     "estimate_tokens",
     "loads",
     "optional_codec",
+    "registry_table",
     "same",
     "spread_of_total",
     "stats_tokens",
@@ -89,6 +90,15 @@ def optional_codec(name: str) -> ModuleType | None:
         if exc.name == f"gcxwire.{name}":
             return None
         raise
+
+
+def registry_table(entries: Sequence[dict[str, Any]]) -> str:
+    """Schema registry rows (``DcpSchema.to_entry``) as one DCP table with the
+    schema-of-schemas, ``dcp.REGISTRY_SCHEMA``."""
+    from .. import dcp  # only called where the proxy has DCP schemas at all
+
+    text: str = dcp.encode(list(entries), dcp.REGISTRY_SCHEMA)
+    return text
 
 
 class DcpCodec:

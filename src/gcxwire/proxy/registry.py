@@ -29,6 +29,7 @@ from urllib.parse import quote
 
 import orjson
 
+from . import codecs
 from .jsonrpc import INVALID_PARAMS, METHOD_NOT_FOUND, JsonObject, PendingRequest, error_response
 from .lifecycle import SchemaLifecycle, SchemaVersion
 from .link import ResponseRewriter
@@ -122,11 +123,9 @@ class SchemaResources:
 
 def encode(schemas: list[tuple[str, SchemaVersion]]) -> str:
     """The rows of ``schemas`` as DCP with the schema-of-schemas."""
-    from .. import dcp  # the registry exists only where DCP does
-
-    entries = [version.schema.to_entry(version.status) for _, version in schemas]
-    text: str = dcp.encode(entries, dcp.REGISTRY_SCHEMA)
-    return text
+    return codecs.registry_table(
+        [version.schema.to_entry(version.status) for _, version in schemas]
+    )
 
 
 def complete(request: PendingRequest, result: JsonObject) -> JsonObject:
