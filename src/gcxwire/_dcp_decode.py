@@ -6,7 +6,11 @@ import json
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from itertools import accumulate, chain, repeat
+from operator import eq
 from typing import Any
+
+import orjson
 
 from ._dcp_encode import MARKERS, PLACEHOLDER, STYLES
 from ._dcp_schema import DcpSchema, SchemaRegistry, split_path
@@ -30,14 +34,25 @@ class _Reader:
         self.doc = doc
         self.limits = limits
         check_size(doc, limits)
-        self.lines: list[_Line] = []
-        start = 0
-        for text in doc.split("\n"):
-            self.lines.append(_Line(text, start))
-            start += len(text) + 1
-        if self.lines and self.lines[-1].text == "" and len(self.lines) > 1:
-            self.lines.pop()  # one trailing newline is allowed
+        self.texts = doc.split("\n")
+        if len(self.texts) > 1 and self.texts[-1] == "":
+            self.texts.pop()  # one trailing newline is allowed
         self.long_digits = has_long_digits(doc)
+        self._lines: list[_Line] | None = None
+
+    @property
+    def lines(self) -> list[_Line]:
+        """Every line with its offset (made when first asked for: the fast path needs none)."""
+        if self._lines is None:
+            starts = accumulate(map((1).__add__, map(len, self.texts)), initial=0)
+            self._lines = list(map(_Line, self.texts, starts))
+        return self._lines
+
+    def line(self, index: int) -> _Line:
+        """Line ``index`` with its offset, without making the others."""
+        if self._lines is not None:
+            return self._lines[index]
+        return _Line(self.texts[index], sum(len(t) + 1 for t in self.texts[:index]))
 
     def error(self, msg: str, line: _Line, column: int = 0) -> DecodeError:
         return DecodeError.at(msg, self.doc, line.start + column)
@@ -98,10 +113,10 @@ def decode(
     reader = _Reader(text, limits)
     if not text.strip():
         return []
-    lines = reader.lines
-    while lines[0].text in ("", "\r"):  # blank lines before the header, as GCX1 allows
-        lines = lines[1:]
-    first = lines[0]
+    skip = 0
+    while reader.texts[skip] in ("", "\r"):  # blank lines before the header, as GCX1 allows
+        skip += 1
+    first = reader.line(skip)
     if first.text.startswith("Fields: "):
         raise reader.error("Header density L4 (natural language) cannot be decoded", first)
     head_value = reader.json(first)
@@ -110,12 +125,12 @@ def decode(
     if isinstance(head_value, dict) and head_value.get("$dcp") != "schema":
         members = head_value
         index = 1
-        if len(lines) < 2:
+        if len(reader.texts) - skip < 2:
             raise reader.error(
                 "A metadata line must be followed by a $S header", first, len(first.text)
             )
-        head_value = reader.json(lines[1])
-    head_line = lines[index]
+        head_value = reader.json(reader.line(skip + 1))
+    head_line = reader.line(skip + index)
     header = _read_header(reader, head_line, head_value)
     if dialect is not None and dialect not in STYLES:
         raise reader.error(f"Unknown DCP dialect {dialect!r}", head_line)
@@ -125,6 +140,7 @@ def decode(
         dash_absent = header.count is not None or header.spaced
 
     active_schema = _find_schema(reader, head_line, header, schema)
+    fast = active_schema is None and text_key is None
     if active_schema is not None:
         names = _active_fields(reader, head_line, header, active_schema)
         build: Callable[[list[Any], _Line], dict[str, Any]] = _schema_builder(
@@ -139,9 +155,13 @@ def decode(
                 f"A dotted field name nests deeper than {limits.max_depth} levels", head_line
             )
         build = _flat_builder(names, paths, dash_absent)
+        fast = fast and paths is None
 
+    found = _flat_records(reader, skip + index + 1, names, dash_absent) if fast else None
+    if found is not None:
+        return found if members is None else _rewrap(members, found, _domain(header))
     records = []
-    body = lines[index + 1 :]
+    body = reader.lines[skip + index + 1 :]
     step = 1 if text_key is None else 2
     if text_key is not None and len(body) % 2:
         raise reader.error("The last row has no text line", body[-1], len(body[-1].text))
@@ -161,7 +181,40 @@ def decode(
 
     if members is None:
         return records
-    return _rewrap(members, records, _domain_of(_parse_id(header.sid)[0] if header.sid else None))
+    return _rewrap(members, records, _domain(header))
+
+
+def _domain(header: _Header) -> str:
+    return _domain_of(_parse_id(header.sid)[0] if header.sid else None)
+
+
+def _flat_records(
+    reader: _Reader, start: int, names: list[str], dash_absent: bool
+) -> list[dict[str, Any]] | None:
+    """The records of rows ``start:`` keyed by ``names`` (no schema, no dotted names), or None.
+
+    The row loop's result without a Python step per row: every line parsed by orjson in one
+    builtin map, checked in whole-list passes, zipped with the names. None (the row loop
+    decides, and raises what it raises) when a line is too long or may nest too deep, a
+    line does not parse, or a row is no array of the right size.
+    """
+    texts = reader.texts[start:]
+    limits = reader.limits
+    if max(map(len, texts), default=0) > limits.max_line:
+        return None
+    depth = limits.max_depth
+    for text in filter(lambda t: len(t) > depth, texts):
+        if text.count("[") + text.count("{") > depth:
+            return None
+    try:  # each line as reader.json reads it: a document with a long digit run line by line
+        rows = list(map(loads if reader.long_digits else orjson.loads, texts))
+    except (ValueError, RecursionError):  # orjson's and the stdlib's refusals
+        return None
+    if rows and (set(map(type, rows)) != {list} or set(map(len, rows)) != {len(names)}):
+        return None
+    if dash_absent and any(map(eq, repeat("-"), chain.from_iterable(rows))):
+        return [{n: v for n, v in zip(names, row) if v != "-"} for row in rows]
+    return list(map(dict, map(zip, repeat(names), rows)))
 
 
 def header_id(text: str | bytes | bytearray) -> str | None:

@@ -1,4 +1,4 @@
-"""The flat-record path of DCP encoding writes exactly what the general path writes.
+"""The flat-record paths of DCP encoding and decoding do exactly what the general paths do.
 
 Records without objects are encoded by builtin passes over the whole batch; anything it
 does not take (NaN, big ints, lone surrogates, tuples, subclasses...) must fall through to
@@ -8,14 +8,16 @@ the general path, so both give the same text or the same error.
 from __future__ import annotations
 
 import enum
+import json
 from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from gcxwire import _dcp_encode, dcp
-from gcxwire.errors import EncodeError
+from gcxwire import _dcp_decode, _dcp_encode, dcp
+from gcxwire.errors import DecodeError, EncodeError
+from gcxwire.limits import Limits
 
 
 class _Tone(enum.Enum):
@@ -96,3 +98,58 @@ def _agree(records: list[dict[str, Any]], same: bool, wrapped: bool, dialect: st
                    for i, r in enumerate(records)]  # fmt: skip
     value: Any = {"total": 1, "items": records} if wrapped else records
     assert _outcome(dcp.encode, value, dialect=dialect) == _general(value, dialect=dialect)
+
+
+# --- decoding: the whole-batch row reader against the row loop ---------------------------------
+
+_LINES = st.one_of(
+    st.lists(_CELLS.filter(lambda v: not isinstance(v, (tuple, enum.Enum))), max_size=3).map(
+        lambda row: json.dumps(row, ensure_ascii=False)
+    ),
+    st.sampled_from(
+        [
+            "",
+            "\r",
+            "[1, 2]\r",
+            "[1,",
+            "{}",
+            '"-"',
+            '["-", "-"]',
+            "[[[[[[1]]]]]]",
+            "[1] [2]",
+            "[12345678901234567890, 1]",
+            '["\\ud800", 1]',
+            "[NaN, 1]",
+            "[1e400, 2]",
+            "[" * 3,
+        ]
+    ),  # fmt: skip
+)
+
+
+@settings(max_examples=25, **_SETTINGS)  # type: ignore[arg-type]
+@given(
+    head=st.sampled_from(['["$S","t:v1","a","b"]', '["$S","t:v1",2,"a","b"]', '{"n":1}\n["a"]']),
+    lines=st.lists(_LINES, max_size=5),
+    dialect=st.sampled_from([None, "gateway", "v0.3"]),
+    depth=st.integers(2, 8),
+)
+def test_flat_rows_read_as_the_row_loop_reads_them(
+    head: str, lines: list[str], dialect: str | None, depth: int
+) -> None:
+    text = "\n".join([head, *lines])
+    limits = Limits(max_depth=depth, max_line=40)
+    got = _decoded(dcp.decode, text, dialect=dialect, limits=limits)
+    flat = _dcp_decode._flat_records
+    _dcp_decode._flat_records = lambda *_: None
+    try:
+        assert got == _decoded(dcp.decode, text, dialect=dialect, limits=limits)
+    finally:
+        _dcp_decode._flat_records = flat
+
+
+def _decoded(fn: Any, *args: Any, **kwargs: Any) -> Any:
+    try:
+        return repr(fn(*args, **kwargs))  # repr: NaN, -0.0 and types compare exactly
+    except DecodeError as exc:
+        return type(exc), str(exc)
