@@ -777,15 +777,7 @@ def _section(
     if written is None:
         return None
     text, empty_null, floats = written
-    marks_after: list[tuple[str, str]] = []
-    raw = _raw_json(text, head is not None)
-    if raw is not None:  # JSON cells as JSON: `json=raw` says their backslashes are single
-        text = raw
-        marks_after.append((_JSON, "raw"))
-    unguarded = _unguarded(text, head is not None, rows, cells, cell_paths)
-    if unguarded is not None:  # `str=a,b`: these columns' number-like strings unguarded
-        text, names_text = unguarded
-        marks_after.append((_STR, names_text))
+    text, marks_after = _cell_styles(text, head is not None, rows, cells, cell_paths)
     if marks_after:
         if head is None:
             pairs.extend(marks_after)
@@ -793,6 +785,26 @@ def _section(
             cut = text.index("\n") if "\n" in text else len(text)
             text = text[:cut] + _meta_text(marks_after) + text[cut:]
     return fields, [*_style_pairs(fields, empty_null, floats), *pairs], text, constants, names
+
+
+def _cell_styles(
+    text: str,
+    header: bool,
+    rows: Sequence[dict[str, Any]],
+    cells: Sequence[str],
+    paths: Sequence[Path | None],
+) -> tuple[str, list[tuple[str, str]]]:
+    """The written rows in the cell styles that pay, and their marks (`json=raw`, `str=`)."""
+    marks: list[tuple[str, str]] = []
+    raw = _raw_json(text, header)
+    if raw is not None:  # JSON cells as JSON: `json=raw` says their backslashes are single
+        text = raw
+        marks.append((_JSON, "raw"))
+    unguarded = _unguarded(text, header, rows, cells, paths)
+    if unguarded is not None:  # `str=a,b`: these columns' number-like strings unguarded
+        text, names_text = unguarded
+        marks.append((_STR, names_text))
+    return text, marks
 
 
 # `str=` names a column when it drops this many guards from its cells.

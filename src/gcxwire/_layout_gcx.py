@@ -3,8 +3,8 @@
 The section's field list is the layout's, in its order (dotted fields as ``flat=`` groups);
 its markers are the ones the layout declares (constant columns, ``prefix=``, ``template=``),
 never inferred ones, so a tool's header is the same on every call; only the reading styles
-(``empty=null``, ``float=``) follow the rows. A wrapper's other members are written as
-without a layout.
+(``empty=null``, ``float=``, ``json=raw``, ``str=``) follow the rows. A wrapper's other
+members are written as without a layout.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from typing import Any
 from ._dcp_schema import unwrap
 from ._gcx_decode import _marker, _of_path, _parse_header
 from ._gcx_encode import (
+    _cell_styles,
     _cut_prefixes,
     _drop_derived,
     _field_text,
@@ -129,12 +130,17 @@ def encode(value: Any, layout: Layout) -> str:
     where = "$" if key is None else f"$.{key}" if key.isidentifier() else f"$[{key!r}]"
     if members is None:
         head = _header_start(tool_text, fields, constants, plan.names)
-        written = _rows(rows, cells, cell_paths, head, _meta_text(pairs) + "\n", where)
-        return written[0].removesuffix("\n")
+        text = _rows(rows, cells, cell_paths, head, _meta_text(pairs) + "\n", where)[0]
+        text, marks = _cell_styles(text, True, rows, cells, cell_paths)
+        if marks:  # the header is the text's first line
+            cut = text.index("\n") if "\n" in text else len(text)
+            text = text[:cut] + _meta_text(marks) + text[cut:]
+        return text.removesuffix("\n")
     if not escape(key or "") or _SPACE.search(escape(key or "")):
         raise EncodeValueError("The member holding the records cannot be named in a GCX1 header")
     text, empty_null, floats = _rows(rows, cells, cell_paths, None, "", where)
-    styled = [*_style_pairs(fields, empty_null, floats), *pairs]
+    text, marks = _cell_styles(text, False, rows, cells, cell_paths)
+    styled = [*_style_pairs(fields, empty_null, floats), *pairs, *marks]
     table = (fields, styled, text, constants, plan.names)
     out: list[str] = []
     assert isinstance(value, dict) and key is not None

@@ -135,6 +135,21 @@ def test_gcx_writes_the_layouts_order_groups_and_declared_markers() -> None:
     assert empty == one.split("\n")[0] and gcx.decode(empty, layout=REPOS) == []
 
 
+def test_the_reading_styles_follow_the_rows_as_without_a_layout() -> None:
+    # no column marker fits these rows, so the layout's payload is the inferred one: the
+    # same empty=null, float=, json=raw and str= choices
+    rows = [
+        {"code": str(100 + i), "score": float(i), "paths": [f"c:\\x\\{i}"], "n": i // 5 or None}
+        for i in range(6)
+    ]
+    layout = Layout.infer(rows, tool="t")
+    for value in (rows, {"total": 6, "items": rows}):
+        text = gcx.encode(value, tool="t", layout=layout)
+        assert text == gcx.encode(value, tool="t")
+        head = text.split("\n")[0]
+        assert all(m in head for m in ("empty=null", "float=", "json=raw", "str=code")), head
+
+
 def test_a_declared_template_writes_a_derived_column_once() -> None:
     base = "https://api.github.com/repos/o/r/"
     layout = Layout(
