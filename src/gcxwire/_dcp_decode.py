@@ -14,7 +14,7 @@ import orjson
 
 from ._dcp_encode import MARKERS, PLACEHOLDER, STYLES
 from ._dcp_schema import DcpSchema, SchemaRegistry, split_path
-from ._values import has_long_digits, loads
+from ._values import has_long_digits, loads, long_digit_lines
 from .errors import DecodeError
 from .limits import DEFAULT_LIMITS, Limits, as_text, check_size, depth_exceeds
 
@@ -206,8 +206,15 @@ def _flat_records(
     for text in filter(lambda t: len(t) > depth, texts):
         if text.count("[") + text.count("{") > depth:
             return None
-    try:  # each line as reader.json reads it: a document with a long digit run line by line
-        rows = list(map(loads if reader.long_digits else orjson.loads, texts))
+    # Each line as reader.json reads it: orjson, or the exact loads for a long digit run.
+    exact = long_digit_lines(texts) if reader.long_digits else []
+    try:
+        plain = texts.copy() if exact else texts
+        for i in exact:
+            plain[i] = "0"  # a placeholder orjson reads; the line itself below
+        rows = list(map(orjson.loads, plain))
+        for i in exact:
+            rows[i] = loads(texts[i])
     except (ValueError, RecursionError):  # orjson's and the stdlib's refusals
         return None
     if rows and (set(map(type, rows)) != {list} or set(map(len, rows)) != {len(names)}):

@@ -324,6 +324,26 @@ def has_long_digits(text: str) -> bool:
     return _LONG_RUN in data.translate(_DIGITS_TO_ZERO)
 
 
+def long_digit_lines(lines: list[str]) -> list[int]:
+    """The indexes of the ``lines`` (none holding LF) :func:`has_long_digits` is true for.
+
+    One translate and search over them all, not one per line.
+    """
+    data = "\n".join(lines).encode("utf-8", "surrogatepass").translate(_DIGITS_TO_ZERO)
+    found: list[int] = []
+    line = at = 0  # line `line` starts at byte `at`
+    pos = data.find(_LONG_RUN)
+    while pos >= 0:
+        line += data.count(b"\n", at, pos)
+        found.append(line)
+        end = data.find(b"\n", pos)
+        if end < 0:
+            break
+        line, at = line + 1, end + 1
+        pos = data.find(_LONG_RUN, at)
+    return found
+
+
 # --- strict comparison -------------------------------------------------------------------------
 
 

@@ -6,9 +6,11 @@ import math
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from gcxwire import dcp, gcx
-from gcxwire._values import difference, dumps, loads
+from gcxwire._values import difference, dumps, has_long_digits, loads, long_digit_lines
 from gcxwire.errors import EncodeError
 
 
@@ -54,3 +56,12 @@ def test_dumps_and_both_codecs_refuse_the_same_non_json(value: Any) -> None:
 def test_difference_has_one_argument_order_want_then_got() -> None:
     assert difference({"a": 1}, {"a": 1.0}) == ("$.a", "int reads back as float")
     assert difference([1], [2]) == ("$[0]", "1 reads back as 2")
+
+
+_DIGITS = st.text(st.sampled_from("0123456789x\u00e9\ud800"), max_size=45)
+
+
+@given(st.lists(_DIGITS, min_size=1, max_size=5))
+def test_long_digit_lines_are_the_lines_has_long_digits_finds(lines: list[str]) -> None:
+    want = [i for i, line in enumerate(lines) if has_long_digits(line)]
+    assert long_digit_lines(lines) == want
