@@ -170,15 +170,18 @@ def _rows(
 
 
 def _headers(doc: str, limits: Limits) -> list[tuple[Header, int]]:
+    """Every header line with its offset: lines starting ``GCX1`` (a row never does), found
+    by searching, not by walking the rows."""
+    starts = [0] if doc.startswith("GCX1") else []
+    at = doc.find("\nGCX1")
+    while at >= 0:
+        starts.append(at + 1)
+        at = doc.find("\nGCX1", at + 1)
     found = []
-    pos, size = 0, len(doc)
-    while pos < size:
+    for pos in starts:
         end = doc.find("\n", pos)
-        end = size if end < 0 else end
-        if doc.startswith("GCX1", pos):
-            line = doc[pos:end].removesuffix("\r")
-            found.append((_parse_header(line, doc, pos, limits), pos))
-        pos = end + 1
+        line = doc[pos : len(doc) if end < 0 else end].removesuffix("\r")
+        found.append((_parse_header(line, doc, pos, limits), pos))
     return found
 
 
@@ -202,7 +205,8 @@ def check_header(doc: str, layout: Layout, limits: Limits) -> None:
         pos = headers[0][1] if headers else 0
         raise DecodeError.at(f"The payload holds {len(tables)} tables, {where} one", doc, pos)
     header, pos = tables[0]
-    line = doc[pos : doc.find("\n", pos) if "\n" in doc[pos:] else len(doc)]
+    end = doc.find("\n", pos)
+    line = doc[pos : len(doc) if end < 0 else end]
 
     def fail(problem: str, token: str) -> DecodeError:
         at = line.find(" " + token)
