@@ -113,13 +113,17 @@ cdef bint _put_text(_Buf *b, str s) except -1:
 cdef int _ROOM = sizeof(PyASCIIObject) >= 16
 
 
-cdef bint _put_str_cell(_Buf *b, PyObject *s) except -1:
-    # What _format_str writes, straight into the buffer; False if s is not 1-byte text.
+cdef bint _put_str_cell(_Buf *b, PyObject *s, Py_ssize_t skip) except -1:
+    # What _format_str writes for s[skip:] (skip: a column's prefix), straight into the
+    # buffer; False if s is not 1-byte text.
     # The guards look at the raw text: one holding a backslash, TAB or LF is
     # never a number or a literal, escaped or not.
-    cdef Py_ssize_t n = _ulen(s)
+    cdef Py_ssize_t n
     cdef const Py_UCS1 *d
     cdef Py_UCS1 c
+    if skip > _ulen(s):  # as s[skip:] is
+        skip = _ulen(s)
+    n = _ulen(s) - skip
     if n == 0:
         _put(b, b'""', 2)
         return True
@@ -127,7 +131,7 @@ cdef bint _put_str_cell(_Buf *b, PyObject *s) except -1:
         return False
     if not _uascii(s):
         b.wide = True
-    d = <const Py_UCS1 *>_udata(s)
+    d = <const Py_UCS1 *>_udata(s) + skip
     c = d[0]
     if c == _QUOTE or c == _LBRACKET or c == _LBRACE:  # " [ {
         _put_byte(b, _BACKSLASH)
@@ -144,7 +148,8 @@ cdef bint _put_str_cell(_Buf *b, PyObject *s) except -1:
     elif n == 4 and memcmp(d, b"null", 4) == 0:
         _put(b, b"nul\\l", 5)
         return True
-    _put_escaped(b, d, n, _ROOM and _ucompact(s))  # a compact str's data follows its header
+    # the bytes before d: a compact str's header, or its own text before skip
+    _put_escaped(b, d, n, _ROOM and _ucompact(s))
     return True
 
 

@@ -24,12 +24,14 @@ cdef class _Columns:
     cdef PyObject **keys  # per slot: its member key (borrowed from members)
     cdef PyObject **slots  # per slot: the current row's value (owned), or NULL if absent
     cdef tuple row_keys  # when not None: the keys every row must hold, in this order
+    cdef bint exact  # read through exact dicts only: a row or member of another type holds nothing
 
     def __cinit__(self):
         self.ncols = self.ngroups = self.nslots = 0
         self.col_slot = self.g_parent = self.g_first = self.g_count = NULL
         self.keys = self.slots = NULL
         self.row_keys = None
+        self.exact = False
 
     def __dealloc__(self):
         self.release()
@@ -142,10 +144,14 @@ cdef class _Columns:
         for g in range(self.ngroups):
             if g == 0:
                 d = <PyObject *>row
+                if self.exact and _type_of(d) != &_DICT:
+                    return 0
             else:
                 d = self.slots[self.g_parent[g]]
                 if d == NULL:
                     continue  # an absent object: its members are absent too
+                if self.exact and _type_of(d) != &_DICT:
+                    continue  # read through exact dicts only: no member here
                 if not _is_dict(d):
                     raise TypeError(f"Row {index} holds a non-object where a column path goes on")
             first = self.g_first[g]
@@ -169,21 +175,35 @@ cdef class _Columns:
                 if e != m:
                     return 1
             else:
-                # Keys beside the expected ones are passed over: a dict holds a
-                # key once, so one met by identity cannot be missed among them.
-                while j < n and _dict_next(d, &pos, &k, &v):
-                    if k == self.keys[first + j]:
+                # Each key is looked for by identity from the last one met on:
+                # a row holding some of the members in member order (a sparse
+                # row) is read in one walk, its other members absent. A key not
+                # met that way ends the walk (so it stays linear) and the
+                # members still unset are looked up; so are they when keys
+                # beside the members were passed over.
+                m = _dict_size(d)
+                e = 0
+                while _dict_next(d, &pos, &k, &v):
+                    while j < n and k != self.keys[first + j]:
+                        j += 1
+                    if j == n:
+                        break
+                    _incref(v)
+                    self.slots[first + j] = v
+                    j += 1
+                    e += 1
+                if e == m:  # every key was a member: the unset members are absent
+                    continue
+                j = 0
+            while j < n:
+                if self.slots[first + j] == NULL:
+                    v = _dict_get(d, self.keys[first + j])
+                    if v == NULL:
+                        if _err_occurred() != NULL:
+                            return -1
+                    else:
                         _incref(v)
                         self.slots[first + j] = v
-                        j += 1
-            while j < n:
-                v = _dict_get(d, self.keys[first + j])
-                if v == NULL:
-                    if _err_occurred() != NULL:
-                        return -1
-                else:
-                    _incref(v)
-                self.slots[first + j] = v
                 j += 1
         return 0
 
@@ -337,3 +357,242 @@ def constant_columns(rows, paths, /):
             found[k] = value
         k += 1
     return found
+
+
+cdef Py_ssize_t _common_length(PyObject *a, PyObject *b, Py_ssize_t n):
+    # How many leading characters of a and b agree, at most n (both have n or more).
+    cdef Py_ssize_t i = 0
+    cdef int ka = _ukind(a), kb = _ukind(b)
+    cdef const Py_UCS1 *x
+    cdef const Py_UCS1 *y
+    if ka == kb == PyUnicode_1BYTE_KIND:
+        x = <const Py_UCS1 *>_udata(a)
+        y = <const Py_UCS1 *>_udata(b)
+        while i < n and x[i] == y[i]:
+            i += 1
+        return i
+    while i < n and PyUnicode_READ(ka, _udata(a), i) == PyUnicode_READ(kb, _udata(b), i):
+        i += 1
+    return i
+
+
+def column_prefixes(rows, paths, least, /):
+    """Per column, what its exact strs share: ``(least string, prefix length, count)``.
+
+    The prefix length is that of their common prefix, cut so that every string
+    keeps one character after it. A path is read through exact dicts only (a
+    missing member or anything else on the way is no string). None for a
+    ``None`` path, and when the column holds a dict, list or tuple (subclasses
+    too), holds no exact str, or that prefix is shorter than ``least``.
+    All columns are read in one pass over the rows.
+    """
+    cdef list ps = list(paths)
+    cdef Py_ssize_t nc = len(ps), floor = least, c, s, m, i = 0, alive = nc
+    cdef list first = [None] * nc, low = [None] * nc  # owned: a row may go away meanwhile
+    cdef Py_ssize_t *n = <Py_ssize_t *>PyMem_Malloc((2 * nc + 1) * sizeof(Py_ssize_t))
+    cdef Py_ssize_t *count = n + nc
+    cdef char *dead = <char *>PyMem_Malloc(nc + 1)
+    cdef PyObject *v
+    cdef _Columns cols
+    try:
+        if n == NULL or dead == NULL:
+            raise MemoryError()
+        cols = _Columns.__new__(_Columns)
+        cols.build(ps)
+        cols.exact = True
+        for c in range(nc):
+            n[c] = count[c] = 0
+            dead[c] = cols.col_slot[c] < 0
+            alive -= dead[c]
+        for row in rows:
+            if alive == 0:
+                break
+            cols.gather(row, i)
+            i += 1
+            try:
+                for c in range(nc):
+                    if dead[c]:
+                        continue
+                    v = cols.slots[cols.col_slot[c]]
+                    if v == NULL:
+                        continue
+                    if _type_of(v) == &_STR:
+                        m = _ulen(v) - 1 if _ulen(v) else 0  # "" keeps none
+                        if first[c] is None:
+                            first[c] = low[c] = <object>v
+                            n[c] = m
+                        else:
+                            if m > n[c]:
+                                m = n[c]
+                            n[c] = _common_length(<PyObject *>first[c], v, m)
+                            if <str>v < <str>low[c]:
+                                low[c] = <object>v
+                        count[c] += 1
+                        if n[c] < floor:
+                            dead[c] = 1
+                            alive -= 1
+                    elif _is_dict(v) or _is_list(v) or _is_tuple(v):  # subclasses too
+                        dead[c] = 1
+                        alive -= 1
+            finally:
+                cols.release()
+        return [
+            None if dead[c] or first[c] is None else (low[c], n[c], count[c]) for c in range(nc)
+        ]
+    finally:
+        PyMem_Free(n)
+        PyMem_Free(dead)
+
+
+cdef int _grow(Py_ssize_t **p, Py_ssize_t *cap, Py_ssize_t need) except -1:
+    # *p holds at least need items afterwards (it doubles).
+    cdef Py_ssize_t size = cap[0] * 2 if cap[0] else 256
+    cdef Py_ssize_t *q
+    if need <= cap[0]:
+        return 0
+    while size < need:
+        size *= 2
+    q = <Py_ssize_t *>PyMem_Realloc(p[0], size * sizeof(Py_ssize_t))
+    if q == NULL:
+        raise MemoryError()
+    p[0] = q
+    cap[0] = size
+    return 0
+
+
+cdef list _merge(Py_ssize_t *seqs, Py_ssize_t nseq, list fields):
+    # A topological order of the keys every row order agrees with (seqs: each
+    # distinct row's key indices, each run ended by -1), the key seen first
+    # going first when several are ready; None when there is none. Linear:
+    # the edges are bucketed by source and deduplicated with a mark per key.
+    cdef Py_ssize_t m = len(fields), n = 0, i, j, a, b, top = 0, c, x, w
+    cdef Py_ssize_t *succ = <Py_ssize_t *>PyMem_Malloc((nseq + 1) * sizeof(Py_ssize_t))
+    cdef Py_ssize_t *start = <Py_ssize_t *>PyMem_Malloc((5 * m + 2) * sizeof(Py_ssize_t))
+    cdef Py_ssize_t *stop = start + m + 1
+    cdef Py_ssize_t *pending = stop + m
+    cdef Py_ssize_t *mark = pending + m
+    cdef Py_ssize_t *heap = mark + m
+    cdef list order = []
+    try:
+        if succ == NULL or start == NULL:
+            raise MemoryError()
+        for i in range(m + 1):
+            start[i] = 0
+        for i in range(nseq - 1):  # successors per key, counted
+            if seqs[i] >= 0 and seqs[i + 1] >= 0:
+                start[seqs[i] + 1] += 1
+                n += 1
+        for i in range(m):
+            start[i + 1] += start[i]
+            stop[i] = start[i]
+            pending[i] = 0
+            mark[i] = -1
+        for i in range(nseq - 1):  # then placed, bucketed by key
+            a = seqs[i]
+            if a >= 0 and seqs[i + 1] >= 0:
+                succ[stop[a]] = seqs[i + 1]
+                stop[a] += 1
+        for a in range(m):  # each edge once: a mark says b already follows a
+            w = start[a]
+            for j in range(start[a], stop[a]):
+                b = succ[j]
+                if mark[b] != a:
+                    mark[b] = a
+                    succ[w] = b
+                    w += 1
+                    pending[b] += 1
+            stop[a] = w
+        for i in range(m):
+            if pending[i] == 0:
+                heap[top] = i  # ascending: already a heap
+                top += 1
+        while top:
+            a = heap[0]  # the smallest index: the key seen first
+            top -= 1
+            x = heap[top]
+            i = 0
+            while True:  # sift x down from the root
+                c = 2 * i + 1
+                if c >= top:
+                    break
+                if c + 1 < top and heap[c + 1] < heap[c]:
+                    c += 1
+                if heap[c] >= x:
+                    break
+                heap[i] = heap[c]
+                i = c
+            if top:
+                heap[i] = x
+            order.append(fields[a])
+            for j in range(start[a], stop[a]):
+                b = succ[j]
+                pending[b] -= 1
+                if pending[b] == 0:
+                    i = top  # sift b up
+                    top += 1
+                    while i and heap[(i - 1) // 2] > b:
+                        heap[i] = heap[(i - 1) // 2]
+                        i = (i - 1) // 2
+                    heap[i] = b
+        return order if len(order) == m else None
+    finally:
+        PyMem_Free(succ)
+        PyMem_Free(start)
+
+
+def key_order(rows, /):
+    """The column order of rows that are all exact dicts with exact str keys.
+
+    Keys follow their first appearance; when rows disagree on order, a
+    topological merge finds one order every row agrees with (so each row
+    keeps its key order), the key seen first going first when several could.
+    None when a row or a key is of another type, or no order agrees with
+    every row (the caller's general path then decides).
+    """
+    cdef dict index = {}
+    cdef list fields = []
+    cdef Py_ssize_t *seqs = NULL
+    cdef Py_ssize_t cap = 0, nseq = 0, prev = -1, here, pos, at, last, size
+    cdef PyObject *k
+    cdef PyObject *v
+    cdef PyObject *found
+    cdef bint ordered = True
+    try:
+        for row in rows:
+            if type(row) is not dict:
+                return None
+            size = _dict_size(<PyObject *>row)
+            _grow(&seqs, &cap, nseq + size + 1)
+            here = nseq
+            pos = 0
+            last = -1
+            while _dict_next(<PyObject *>row, &pos, &k, &v):
+                if _type_of(k) != &_STR:
+                    return None
+                found = _dict_get(<PyObject *>index, k)
+                if found == NULL:
+                    _raise_if_set()
+                    at = len(fields)
+                    fields.append(<object>k)
+                    index[<object>k] = at
+                else:
+                    at = PyLong_AsSsize_t(<object>found)
+                    if at < last:
+                        ordered = False
+                last = at
+                seqs[nseq] = at
+                nseq += 1
+            seqs[nseq] = -1
+            nseq += 1
+            # A row shaped as the one before adds nothing to merge.
+            if prev >= 0 and nseq - here == here - prev and memcmp(
+                seqs + prev, seqs + here, (here - prev) * sizeof(Py_ssize_t)
+            ) == 0:
+                nseq = here
+            else:
+                prev = here
+        if ordered:
+            return fields
+        return _merge(seqs, nseq, fields)
+    finally:
+        PyMem_Free(seqs)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import heapq
 import re
 from collections.abc import Iterable, Sequence
-from itertools import repeat
 from typing import Any
 
 from ._gcx_model import (
@@ -28,12 +27,14 @@ from ._gcx_model import (
     _VALUE,
 )
 from ._impl import (
+    column_prefixes,
     constant_columns,
     dict_column,
     encode_row,
     encode_table,
     escape,
     format_cell,
+    key_order,
     scan_style,
     shared_keys,
     unescape,
@@ -170,6 +171,12 @@ def _table_fields(rows: Sequence[Any], path: str) -> list[str] | None:
         if not shared or any(_field_text(f) is None for f in shared):
             return None
         return list(shared)
+    order = key_order(rows)  # exact dicts with str keys: the order in one leaf call
+    if order is not None:
+        if not order or any(_field_text(f) is None for f in order):
+            return None
+        return order
+    # Other rows and keys (dict subclasses, non-str keys), or no agreeing order.
     index: dict[str, int] = {}
     fields: list[str] = []
     shapes: list[tuple[str, ...]] = []
@@ -344,11 +351,18 @@ def _table(rows: Sequence[dict[str, Any]], fields: list[str], path: str) -> Tabl
 
 
 def _first_keys(rows: Sequence[Any]) -> tuple[str, ...] | None:
-    """The first row's keys when they can head a table: the uniform paths' guess."""
+    """The first row's keys when they can head a table: the uniform paths' guess.
+
+    None too when the last row's keys differ: the general path then writes the
+    same table, without a section begun (prefixes searched) and given up.
+    """
     first = rows[0] if rows else None
     if type(first) is not dict or not first:
         return None
     keys = tuple(first)
+    last = rows[-1]
+    if last is not first and (type(last) is not dict or tuple(last) != keys):
+        return None
     if any(type(k) is not str or _field_text(k) is None for k in keys):
         return None
     return keys
@@ -403,62 +417,13 @@ def _prefixes(
     if len(rows) < _PREFIX_ROWS or set(map(type, rows)) != {dict}:
         return {}
     found: dict[int, str] = {}
-    for k, (name, path) in enumerate(zip(fields, paths, strict=True)):
-        if name in constants or not _may_prefix(rows, path):
-            continue
-        strings: list[str] = []
-        for row in rows:
-            value = _at(row, path)
-            if type(value) is str:
-                strings.append(value)
-            elif isinstance(value, (dict, list, tuple)):
-                break
-        else:
-            if len(strings) >= _PREFIX_ROWS:
-                text = _common_prefix(strings)
-                if text is not None:
-                    found[k] = text
+    wanted = [None if name in constants else path for name, path in zip(fields, paths, strict=True)]
+    for k, shared in enumerate(column_prefixes(rows, wanted, _PREFIX_MIN)):  # one pass, a leaf
+        if shared is not None and shared[2] >= _PREFIX_ROWS:
+            text = _common_prefix(shared[0], shared[1])
+            if text is not None:
+                found[k] = text
     return found
-
-
-def _may_prefix(rows: Sequence[dict[str, Any]], path: Path) -> bool:
-    """False when the column at ``path`` cannot have a prefix: its full scan is skipped.
-
-    A prefix is at least ``_PREFIX_MIN`` characters of the column's first
-    string, ending at a ``/``, and every string starts with it: a column with
-    no string, a first string with no such ``/``, or a string that does not
-    start as the first one does has none. The loops are builtins (no Python
-    code per row); they stop at the first string that differs.
-    """
-    first = _at(rows[0], path)
-    if type(first) is str:  # the common case: the first row decides alone
-        return _could_start(first) and _all_start(rows, path, first)
-    kinds = set(map(type, _column(rows, path)))
-    if str not in kinds:
-        return False
-    if any(k is not str and issubclass(k, str) for k in kinds):
-        return True  # str subclasses are no strings here: the full scan decides
-    first = next(filter(str.__instancecheck__, _column(rows, path)))
-    return _could_start(first) and _all_start(rows, path, first)
-
-
-def _column(rows: Sequence[dict[str, Any]], path: Path) -> Iterable[Any]:
-    if len(path) == 1:
-        return map(dict.get, rows, repeat(path[0]))
-    return (_at(row, path) for row in rows)
-
-
-def _could_start(first: str) -> bool:
-    return first.find("/", _PREFIX_MIN - 1) >= 0
-
-
-def _all_start(rows: Sequence[dict[str, Any]], path: Path, first: str) -> bool:
-    # False at the first exact string that does not start as ``first`` does.
-    start = first[:_PREFIX_MIN]
-    for value in _column(rows, path):
-        if type(value) is str and not value.startswith(start):
-            return False
-    return True
 
 
 def _at(row: Any, path: Path) -> Any:
@@ -469,12 +434,8 @@ def _at(row: Any, path: Path) -> Any:
     return row
 
 
-def _common_prefix(strings: Sequence[str]) -> str | None:
-    first, last = min(strings), max(strings)  # the common prefix of all is theirs
-    n = 0
-    limit = min(len(first), len(last), len(min(strings, key=len)) - 1)  # a suffix stays
-    while n < limit and first[n] == last[n]:
-        n += 1
+def _common_prefix(first: str, n: int) -> str | None:
+    # The prefix to write for a column whose strings share first[:n] (first the least).
     cut = first.rfind("/", 0, n)
     if cut < 0:
         return None
@@ -757,8 +718,12 @@ def _section(
             (_TEMPLATE, _template_text(fields[k], fields[s], before, after))
             for k, (s, before, after) in templates.items()
         )
+    cuts: list[int] | None = None
     if prefixes:  # and each prefixed string keeps only its suffix
-        rows = _cut_prefixes(rows, paths, prefixes)
+        if all(len(paths[k]) == 1 for k in prefixes):  # top-level members: the writer cuts them
+            cuts = [len(prefixes.get(k, "")) for k in range(len(fields))]
+        else:  # members of spread objects: cut in copies of the rows
+            rows = _cut_prefixes(rows, paths, prefixes)
         pairs.extend((_PREFIX, _prefix_text(fields[k], text)) for k, text in prefixes.items())
     pairs.extend(marks)
     cells: list[str] = fields
@@ -769,9 +734,10 @@ def _section(
         while fields[n - 1] in constants:  # the trailing run leaves the rows entirely
             n -= 1
         cells, cell_paths = fields[:n], cell_paths[:n]
+        cuts = None if cuts is None else cuts[:n]
     head = None if tool_text is None else _header_start(tool_text, fields, constants, names)
     try:  # the style _style would pick, and the rows written in it (lines joined by LF)
-        written = encode_table(rows, cells, cell_paths, head, _meta_text(pairs) + "\n", keys)
+        written = encode_table(rows, cells, cell_paths, head, _meta_text(pairs) + "\n", keys, cuts)
     except EncodeError as exc:
         raise exc.relocated(path) from None
     if written is None:

@@ -32,6 +32,7 @@ else:
 
         USE_EXTENSIONS = False
 
+column_prefixes = _twin.column_prefixes
 constant_columns = _twin.constant_columns
 decode_row = _twin.decode_row
 decode_rows = _twin.decode_rows
@@ -40,6 +41,7 @@ encode_row = _twin.encode_row
 encode_table = _twin.encode_table
 escape = _twin.escape
 format_cell = _twin.format_cell
+key_order = _twin.key_order
 nest_rows = _twin.nest_rows
 parse_cell = _twin.parse_cell
 scan_style = _twin.scan_style

@@ -28,7 +28,7 @@ import math
 
 import orjson
 
-from cpython.long cimport PyLong_AsLongLongAndOverflow, PyLong_FromLongLong
+from cpython.long cimport PyLong_AsLongLongAndOverflow, PyLong_AsSsize_t, PyLong_FromLongLong
 from cpython.mem cimport PyMem_Free, PyMem_Malloc, PyMem_Realloc
 from cpython.object cimport PyObject_Repr, PyObject_Str, PyTypeObject
 from cpython.ref cimport PyObject
@@ -58,6 +58,8 @@ cdef extern from "Python.h":
     int _dict_next "PyDict_Next"(PyObject *d, Py_ssize_t *pos, PyObject **key, PyObject **value)
     PyObject *_dict_get "PyDict_GetItemWithError"(PyObject *d, PyObject *key)
     bint _is_dict "PyDict_Check"(PyObject *o)
+    bint _is_list "PyList_Check"(PyObject *o)
+    bint _is_tuple "PyTuple_Check"(PyObject *o)
     Py_ssize_t _dict_size "PyDict_GET_SIZE"(PyObject *o)
     PyObject *_err_occurred "PyErr_Occurred"()
     PyObject **_tuple_items "PySequence_Fast_ITEMS"(PyObject *o)
@@ -101,6 +103,8 @@ __all__ = [
     "encode_table",
     "dict_column",
     "constant_columns",
+    "column_prefixes",
+    "key_order",
 ]
 
 cdef object _ABSENT = ABSENT

@@ -14,8 +14,10 @@ character backslash-escaped (reference decoders drop such a backslash).
 
 from __future__ import annotations
 
+import heapq
 import math
 from collections.abc import Iterable, Sequence
+from itertools import repeat
 from typing import Any
 
 from ._values import ABSENT, NUMBER, int_to_str, path_join, str_to_int
@@ -38,6 +40,8 @@ __all__ = [
     "encode_table",
     "dict_column",
     "constant_columns",
+    "column_prefixes",
+    "key_order",
 ]
 
 _UNESCAPED = {"t": "\t", "n": "\n"}
@@ -491,6 +495,7 @@ def encode_table(
     head: str | None,
     tail: str,
     keys: Sequence[str] | None,
+    cuts: Sequence[int] | None = None,
     /,
 ) -> tuple[str, bool, frozenset[str]] | None:
     """A table's row lines in the style its cells call for: ``(text, empty_null, floats)``.
@@ -513,6 +518,10 @@ def encode_table(
     With ``keys`` not None, every row must be a dict holding exactly these
     keys in this order; if one is not, the result is None (checked before
     anything is read, so no error is raised for such a table).
+
+    With ``cuts`` not None, ``cuts[i]`` leading characters are cut from each
+    exact str of column ``i`` (its prefix, held in the header): the cell is
+    that of ``value[cuts[i]:]``.
     """
     if head is not None and not isinstance(head, str):
         raise TypeError(f"head must be a str or None, not {type(head).__name__}")
@@ -523,6 +532,12 @@ def encode_table(
                 return None
             raise TypeError(f"Row {i} is a {type(row).__name__}, not a dict")
     direct = _check_paths(fields, paths)
+    if cuts is not None:
+        if len(cuts) != len(fields):
+            raise ValueError("Every field needs a cut (or none at all)")
+        if any(c < 0 for c in cuts):
+            raise ValueError("A cut cannot be negative")
+        direct = direct and not any(cuts)
     if keys is not None:
         want = tuple(keys)
         if any(tuple(row) != want for row in rows):
@@ -537,6 +552,11 @@ def encode_table(
                 raise exc.relocated(f"$[{i}]") from None
     else:
         table = [_gather(row, paths, i) for i, row in enumerate(rows)]
+        for k, cut in enumerate(cuts or ()):
+            if cut:
+                for values in table:
+                    if type(values[k]) is str:
+                        values[k] = values[k][cut:]
         empty_null, floats = _cell_style(table, fields)
         lines = []
         for i, values in enumerate(table):
@@ -628,3 +648,117 @@ def _walk(row: Any, path: tuple[Any, ...]) -> Any:
             return ABSENT
         row = row.get(key, ABSENT)
     return row
+
+
+def column_prefixes(
+    rows: Iterable[Any], paths: Sequence[Sequence[Any] | None], least: int, /
+) -> list[tuple[str, int, int] | None]:
+    """Per column, what its exact strs share: ``(least string, prefix length, count)``.
+
+    The prefix length is that of their common prefix, cut so that every string
+    keeps one character after it. A path is read through exact dicts only (a
+    missing member or anything else on the way is no string). None for a
+    ``None`` path, and when the column holds a dict, list or tuple (subclasses
+    too), holds no exact str, or that prefix is shorter than ``least``.
+    All columns are read in one pass over the rows.
+    """
+    table = list(rows)
+    found: list[tuple[str, int, int] | None] = []
+    for path in paths:
+        p = None if path is None else tuple(path)
+        if p is not None:
+            if not p:
+                raise ValueError("A column path needs at least one key")
+            for key in p:
+                hash(key)  # an unhashable key fails here, before any row is read
+        found.append(None if p is None else _column_prefix(table, p, least))
+    return found
+
+
+def _column_prefix(rows: list[Any], p: tuple[Any, ...], least: int) -> tuple[str, int, int] | None:
+    # Builtin loops only (map, set, filter, min, max): no Python code per row.
+    if len(p) == 1 and set(map(type, rows)) == {dict}:
+        column: list[Any] = list(map(dict.get, rows, repeat(p[0])))
+    else:
+        column = [_exact_at(row, p) for row in rows]
+    kinds = set(map(type, column))
+    if any(issubclass(k, (dict, list, tuple)) for k in kinds) or str not in kinds:
+        return None
+    strings: list[str]
+    if kinds == {str}:
+        strings = column
+    elif any(k is not str and issubclass(k, str) for k in kinds):
+        strings = [v for v in column if type(v) is str]
+    else:
+        strings = [*filter(str.__instancecheck__, column)]
+    low, high = min(strings), max(strings)  # the common prefix of all is theirs
+    limit = min(len(low), len(high), min(map(len, strings)) - 1)
+    n = 0
+    while n < limit and low[n] == high[n]:
+        n += 1
+    return None if n < least else (low, n, len(strings))
+
+
+def _exact_at(row: Any, path: tuple[Any, ...]) -> Any:
+    for key in path:
+        if type(row) is not dict:
+            return ABSENT
+        row = row.get(key, ABSENT)
+    return row
+
+
+def key_order(rows: Iterable[Any], /) -> list[str] | None:
+    """The column order of rows that are all exact dicts with exact str keys.
+
+    Keys follow their first appearance; when rows disagree on order, a
+    topological merge finds one order every row agrees with (so each row
+    keeps its key order), the key seen first going first when several could.
+    None when a row or a key is of another type, or no order agrees with
+    every row (the caller's general path then decides).
+    """
+    index: dict[str, int] = {}
+    fields: list[str] = []
+    shapes: set[tuple[str, ...]] = set()
+    ordered = True
+    previous: tuple[str, ...] | None = None
+    for row in rows:
+        if type(row) is not dict:
+            return None
+        keys = tuple(row)
+        if set(map(type, keys)) - {str}:
+            return None
+        if keys == previous:
+            continue
+        previous = keys
+        shapes.add(keys)
+        last = -1
+        for key in keys:
+            at = index.get(key)
+            if at is None:
+                at = index[key] = len(fields)
+                fields.append(key)
+            elif at < last:
+                ordered = False
+            last = at
+    return fields if ordered else _merge_orders(shapes, index)
+
+
+def _merge_orders(shapes: set[tuple[str, ...]], first: dict[str, int]) -> list[str] | None:
+    after: dict[str, set[str]] = {k: set() for k in first}
+    pending = dict.fromkeys(first, 0)
+    for keys in shapes:
+        for a, b in zip(keys, keys[1:], strict=False):
+            if b not in after[a]:
+                after[a].add(b)
+                pending[b] += 1
+    ready = [(first[k], k) for k, n in pending.items() if n == 0]
+    heapq.heapify(ready)
+    order: list[str] = []
+    while ready:
+        _, key = heapq.heappop(ready)
+        order.append(key)
+        for nxt in after[key]:
+            pending[nxt] -= 1
+            if pending[nxt] == 0:
+                heapq.heappush(ready, (first[nxt], nxt))
+    return order if len(order) == len(first) else None

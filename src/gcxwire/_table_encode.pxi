@@ -59,7 +59,7 @@ cdef void _zero(_Stats *st, Py_ssize_t n):
 
 cdef bint _put_cells(
     _Buf *b, _Columns cols, tuple fields, bint empty_null, const char *floatcol,
-    Py_ssize_t *starts, Py_ssize_t *ends, Py_ssize_t index,
+    const Py_ssize_t *cut, Py_ssize_t *starts, Py_ssize_t *ends, Py_ssize_t index,
 ) except -1:
     # The gathered row's line with its LF, as _line writes it; False (buffer
     # left dirty) when a cell is not 1-byte text.
@@ -86,7 +86,7 @@ cdef bint _put_cells(
             continue
         t = _type_of(p)
         if t == &_STR:
-            if not _put_str_cell(b, p):
+            if not _put_str_cell(b, p, cut[i]):
                 return False
         elif p == _NONE:
             if not empty_null:
@@ -145,7 +145,10 @@ cdef bint _put_cells(
     if b.data[b.len - 1] == _CR and s >= 0 and cols.slots[s] != NULL:
         # only a string's text can end in a raw CR
         b.len = row_start if last == 0 else starts[last] + shift
-        if not _put_text(b, _escape(dumps_cell(<object>cols.slots[s]))):
+        value = <object>cols.slots[s]
+        if cut[last]:  # a str: only a string's text ends in a CR
+            value = value[cut[last]:]
+        if not _put_text(b, _escape(dumps_cell(value))):
             return False
     _put_byte(b, _LF)
     return True
@@ -160,7 +163,7 @@ cdef enum:
 
 cdef int _write_rows(
     _Buf *b, rows, _Columns cols, tuple fields, bint empty_null, frozenset floats,
-    char *floatcol, Py_ssize_t *starts, _Stats *st,
+    char *floatcol, const Py_ssize_t *cut, Py_ssize_t *starts, _Stats *st,
 ) except -1:
     # Every row line into b, each with its LF. With st, every row's cells are
     # counted, also after a cell that is not 1-byte text.
@@ -177,7 +180,9 @@ cdef int _write_rows(
             if st != NULL:
                 _count(cols, st)
             if outcome == _WRITTEN:
-                if not _put_cells(b, cols, fields, empty_null, floatcol, starts, starts + nf, i):
+                if not _put_cells(
+                    b, cols, fields, empty_null, floatcol, cut, starts, starts + nf, i
+                ):
                     outcome = _WIDE
                     if st == NULL:
                         return _WIDE
@@ -251,7 +256,7 @@ cdef str _assemble(_Buf *b, object head, str style, str tail):
     return out
 
 
-def encode_table(rows, fields, paths, head, str tail, keys, /):
+def encode_table(rows, fields, paths, head, str tail, keys, cuts=None, /):
     """A table's row lines in the style its cells call for: ``(text, empty_null, floats)``.
 
     The cell of column ``i`` is the value at ``paths[i]``: ``("user", "id")``
@@ -273,11 +278,15 @@ def encode_table(rows, fields, paths, head, str tail, keys, /):
     keys in this order; if one is not, the result is None (checked before
     anything is read, so no error is raised for such a table).
 
+    With ``cuts`` not None, ``cuts[i]`` leading characters are cut from each
+    exact str of column ``i`` (its prefix, held in the header): the cell is
+    that of ``value[cuts[i]:]``.
+
     Written in one pass in the style of the first 16 rows (the keys checked as
     the rows are read), and again only when the whole table picks another.
     """
     cdef tuple fs = tuple(fields)
-    cdef Py_ssize_t nf = len(fs), i = 0, n
+    cdef Py_ssize_t nf = len(fs), i = 0, n, c
     cdef _Columns cols
     cdef _Stats st
     cdef _Buf own
@@ -286,7 +295,8 @@ def encode_table(rows, fields, paths, head, str tail, keys, /):
     cdef int outcome
     cdef Py_ssize_t *starts = NULL
     cdef char *floatcol = NULL
-    cdef list lines, cells
+    cdef Py_ssize_t *cut = NULL
+    cdef list lines, cells, values
     if head is not None and not isinstance(head, str):
         raise TypeError(f"head must be a str or None, not {type(head).__name__}")
     # A list of our own: code a cell calls into cannot swap a checked row for another.
@@ -301,6 +311,8 @@ def encode_table(rows, fields, paths, head, str tail, keys, /):
         raise ValueError("A row needs at least one field")
     if len(paths) != nf:
         raise ValueError("Every field needs a path (or None)")
+    if cuts is not None and len(cuts) != nf:
+        raise ValueError("Every field needs a cut (or none at all)")
     cols = _Columns.__new__(_Columns)
     cols.build(paths)
     if keys is not None:
@@ -317,10 +329,18 @@ def encode_table(rows, fields, paths, head, str tail, keys, /):
     st.has_int = <char *>PyMem_Malloc(nf)
     floatcol = <char *>PyMem_Malloc(nf)
     starts = <Py_ssize_t *>PyMem_Malloc(2 * nf * sizeof(Py_ssize_t))
+    cut = <Py_ssize_t *>PyMem_Malloc(nf * sizeof(Py_ssize_t))
     failed = None
     try:
-        if st.integral == NULL or st.has_int == NULL or floatcol == NULL or starts == NULL:
+        if (
+            st.integral == NULL or st.has_int == NULL or floatcol == NULL or starts == NULL
+            or cut == NULL
+        ):
             raise MemoryError()
+        for i in range(nf):
+            cut[i] = 0 if cuts is None else cuts[i]
+            if cut[i] < 0:
+                raise ValueError("A cut cannot be negative")
         _reserve(b, 4096)
         try:
             _zero(&st, nf)
@@ -331,7 +351,9 @@ def encode_table(rows, fields, paths, head, str tail, keys, /):
                 cols.release()
             empty_null, floats = _pick(&st, fs)
             _zero(&st, nf)
-            outcome = _write_rows(b, rows, cols, fs, empty_null, floats, floatcol, starts, &st)
+            outcome = _write_rows(
+                b, rows, cols, fs, empty_null, floats, floatcol, cut, starts, &st
+            )
             if outcome == _ASKEW:
                 return None
             cols.row_keys = None  # every row's keys are checked now
@@ -341,7 +363,7 @@ def encode_table(rows, fields, paths, head, str tail, keys, /):
                 return text, empty_null, floats
             empty_null, floats = style
             if outcome == _WRITTEN:  # the first rows misled: write again in the table's style
-                _write_rows(b, rows, cols, fs, empty_null, floats, floatcol, starts, NULL)
+                _write_rows(b, rows, cols, fs, empty_null, floats, floatcol, cut, starts, NULL)
                 text = _assemble(b, head, _style_text(empty_null, floats, fs), tail)
                 return text, empty_null, floats
             lines = []
@@ -349,7 +371,11 @@ def encode_table(rows, fields, paths, head, str tail, keys, /):
             for i in range(n):
                 cols.gather(rows[i], i)
                 try:
-                    lines.append(_line(cols.values(), fs, empty_null, floats, cells, i))
+                    values = cols.values()
+                    for c in range(nf):
+                        if cut[c] and type(values[c]) is str:
+                            values[c] = values[c][cut[c]:]
+                    lines.append(_line(values, fs, empty_null, floats, cells, i))
                 finally:
                     cols.release()
             text = u"\n".join(lines)
@@ -364,6 +390,7 @@ def encode_table(rows, fields, paths, head, str tail, keys, /):
         PyMem_Free(st.has_int)
         PyMem_Free(floatcol)
         PyMem_Free(starts)
+        PyMem_Free(cut)
         _give_back(spare, &own)
     # Every row's keys are checked, then every row read, before any row is
     # written: those failures come first.

@@ -665,3 +665,47 @@ def test_encode_table_from_threads_each_gets_its_own_text() -> None:
     for th in threads:
         th.join()
     assert {t: set(v) for t, v in results.items()} == {t: {"ok"} for t in range(4)}
+
+
+class _Text(str):
+    pass
+
+
+# Strings that share long prefixes, or stop short of them, beside other cells.
+PREFIX_VALUES = st.one_of(
+    st.sampled_from(["https://a.io/x/", "https://a.io/", "https://a.io/x/1", "h", ""]).flatmap(
+        lambda head: st.text("/ab\xe9\u0100", max_size=4).map(lambda tail: head + tail)
+    ),
+    st.sampled_from([None, 1, 2.5, True, [1], (1,), _Text("https://a.io/x/9")]),
+    st.dictionaries(MEMBER, st.sampled_from(["https://a.io/x/7", "https://a.io/y", 3])),
+)
+
+
+@need_ext
+@given(
+    st.lists(
+        st.one_of(st.dictionaries(MEMBER, PREFIX_VALUES, max_size=3), st.just([1])), max_size=12
+    ),
+    st.lists(st.one_of(st.none(), st.lists(MEMBER, min_size=1, max_size=2).map(tuple)), max_size=4),
+    st.integers(0, 16),
+)
+def test_column_prefixes_agrees(rows: list[Any], paths: Any, least: int) -> None:
+    ext = outcome(_speedups.column_prefixes, rows, paths, least)
+    assert ext == outcome(_speedups_py.column_prefixes, rows, paths, least)
+
+
+# Rows whose key sets and orders differ: some merge, some conflict (no order
+# agrees), some are not exact dicts or hold a key that is not an exact str.
+ORDER_ROWS = st.lists(
+    st.one_of(
+        st.lists(st.sampled_from("abcdef"), max_size=5, unique=True).map(dict.fromkeys),
+        st.sampled_from([{1: 0}, {_Text("a"): 0}, [1], None]),
+    ),
+    max_size=10,
+)
+
+
+@need_ext
+@given(ORDER_ROWS)
+def test_key_order_agrees(rows: list[Any]) -> None:
+    assert outcome(_speedups.key_order, rows) == outcome(_speedups_py.key_order, rows)
