@@ -169,6 +169,12 @@ def test_long_text_counts_in_chunks_exactly(name: str) -> None:
     assert tokens.count(text, name) == len(tokens.encoding(name).encode_ordinary(text))
 
 
+def test_estimate_of_a_long_text_with_one_early_cut_is_its_count() -> None:
+    # One window only (no later place to cut): its spread divided by zero.
+    text = "a" * 100 + "," + "a" * 9899
+    assert tokens.estimate(text) == (tokens.count(text), 0.0)
+
+
 def test_estimate_is_exact_for_short_text_and_close_for_long() -> None:
     short = "GCX1 tool=t fields=a\nx\n"
     assert tokens.estimate(short) == (tokens.count(short), 0.0)

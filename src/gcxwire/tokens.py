@@ -234,6 +234,8 @@ def estimate(text: str, /, encoding: str = "cl100k_base") -> tuple[float, float]
         start = end
         if 2 * chars >= size:  # few places to cut: the sample grew to half the text
             return count(text, encoding), 0.0
+    if len(windows) < 2:  # cut points only near the start: one window has no spread
+        return count(text, encoding), 0.0
     rate = sum(tokens for tokens, _ in windows) / chars
     mean_chars = chars / len(windows)
     residuals = sum((tokens - rate * width) ** 2 for tokens, width in windows)

@@ -5,12 +5,13 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from gcxwire import _auto, tokens
 from gcxwire._values import difference
 from gcxwire.errors import DecodeError, EncodeValueError
+
+from ..tiers import prove, tiers
 
 json_scalars = (
     st.none()
@@ -34,12 +35,15 @@ records = st.lists(
     ),
     max_size=8,
 )
-SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+VALUES = json_values | records
 
 
-@SETTINGS
-@given(json_values | records)
-def test_auto_is_never_worse_than_compact_json(value: Any) -> None:
+@tiers(fast=30, many=150)
+def test_auto_is_never_worse_than_compact_json(examples: int) -> None:
+    prove(examples, never_worse_than_compact_json, VALUES)
+
+
+def never_worse_than_compact_json(value: Any) -> None:
     baseline = _auto.compact_json(value)
     chosen = _auto.encode(value, tool="t", format="auto")
     assert tokens.count(chosen) <= tokens.count(baseline)
@@ -47,9 +51,12 @@ def test_auto_is_never_worse_than_compact_json(value: Any) -> None:
         assert chosen == baseline  # a tie keeps plain JSON
 
 
-@SETTINGS
-@given(json_values | records)
-def test_auto_round_trips_exactly(value: Any) -> None:
+@tiers(fast=30, many=150)
+def test_auto_round_trips_exactly(examples: int) -> None:
+    prove(examples, round_trips_exactly, VALUES)
+
+
+def round_trips_exactly(value: Any) -> None:
     text = _auto.encode(value, tool="search", format="auto")
     assert difference(value, _auto.decode(text)) is None
 

@@ -12,6 +12,7 @@ from gcxwire import gcx
 from gcxwire.errors import DecodeError, EncodeValueError
 
 from ..strategies import same, tables
+from ..tiers import prove, tiers
 
 PAYLOAD = gcx.encode(
     {"total": 3, "items": [{"id": 1, "s": "a\tb"}, {"id": 2, "s": "é😀"}, {"id": 3}], "x": []},
@@ -78,8 +79,12 @@ def test_stream_split_inside_utf8_sequence() -> None:
     assert rows[0][1] == {"s": "é😀"}
 
 
-@given(tables())
-def test_streamed_encoder_matches_one_shot(rows: list[dict[str, Any]]) -> None:
+@tiers(fast=25, many=200)
+def test_streamed_encoder_matches_one_shot(examples: int) -> None:
+    prove(examples, streamed_matches_one_shot, tables())
+
+
+def streamed_matches_one_shot(rows: list[dict[str, Any]]) -> None:
     text = gcx.encode(rows, tool="t")
     fields = text.split("\n", 1)[0].split("fields=", 1)[1]
     if " " in fields:  # a shape with markers is not a plain table
