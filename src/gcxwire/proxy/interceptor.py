@@ -67,6 +67,8 @@ HintMode = Literal["session", "first-use", "per-result", "off"]
 # spaced) to tell whether its DCP is worth writing in full. Below that the sample
 # costs as much as the whole DCP (0.5 against 0.35 ms plus its count at 50 rows).
 SAMPLED_ROWS = 32
+# Schemas the user chose (a preset, a declared layout): their DCP is always written.
+_CHOSEN = ("preset", "declared")
 
 
 class HintSession:
@@ -409,7 +411,7 @@ class ResponseInterceptor:
         Python: 70 ms at 5,000 rows)."""
         rows = table.rows
         assert rows is not None and self.dcp is not None
-        if table.kind != "rows" or len(rows) < 2 * SAMPLED_ROWS or schema.status == "preset":
+        if table.kind != "rows" or len(rows) < 2 * SAMPLED_ROWS or schema.status in _CHOSEN:
             return False
         picked = [index * len(rows) // SAMPLED_ROWS for index in range(SAMPLED_ROWS)]
         lines = gcx.text.split("\n")
