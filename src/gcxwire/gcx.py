@@ -171,9 +171,17 @@ class Encoder:
         self.profile: Profile = profile
         self._fields: tuple[str, ...] = ()
 
-    def encode(self, value: Any, /, *, tool: str) -> str:
-        """Encode a whole value, as :func:`encode` does."""
-        return _encode(value, tool, self.profile)
+    def encode(
+        self,
+        value: Any,
+        /,
+        *,
+        tool: str,
+        layout: Layout | None = None,
+        on_drift: OnDrift = "raise",
+    ) -> str:
+        """Encode a whole value, as :func:`encode` does (a layout with the typed profile)."""
+        return encode(value, tool=tool, profile=self.profile, layout=layout, on_drift=on_drift)
 
     def header(self, tool: str, fields: Sequence[str]) -> str:
         """Start a streamed table: the header line; rows then follow with :meth:`row`."""

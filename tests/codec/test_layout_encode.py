@@ -135,6 +135,14 @@ def test_gcx_writes_the_layouts_order_groups_and_declared_markers() -> None:
     assert empty == one.split("\n")[0] and gcx.decode(empty, layout=REPOS) == []
 
 
+def test_the_reusable_encoder_takes_a_layout_too() -> None:
+    value = [_repo(1), _repo(2)]
+    text = gcx.Encoder().encode(value, tool="search_repositories", layout=REPOS)
+    assert text == gcx.encode(value, tool="search_repositories", layout=REPOS)
+    with pytest.raises(DriftError):
+        gcx.Encoder().encode([_repo(1, x=1)], tool="search_repositories", layout=REPOS)
+
+
 def test_the_reading_styles_follow_the_rows_as_without_a_layout() -> None:
     # no column marker fits these rows, so the layout's payload is the inferred one: the
     # same empty=null, float=, json=raw and str= choices

@@ -446,3 +446,13 @@ def test_a_layout_in_two_files_of_a_folder_is_refused(tmp_path: Path) -> None:
     save(REPOS, tmp_path / "b.layout.json")
     with pytest.raises(LayoutError, match=r"'search_repositories:v2' is also in .*a\.layout\.json"):
         Registry.load(tmp_path)
+
+
+def test_the_documented_layout_document_loads_and_writes_back_the_same(tmp_path: Path) -> None:
+    docs = Path(__file__).resolve().parents[2] / "docs" / "layouts.md"
+    block = docs.read_text(encoding="utf-8").split("```json\n", 1)[1].split("```", 1)[0]
+    path = tmp_path / "search_repositories.v2.layout.json"
+    path.write_text(block, encoding="utf-8")
+    layout = load(path)
+    assert layout.id == "search_repositories:v2"
+    assert layout.to_dict() == json.loads(block)  # written as documented: defaults left out
