@@ -6,6 +6,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from . import _gcx_nested as nested
 from ._gcx_model import (
     _CONTROL,
     _EMPTY,
@@ -612,22 +613,30 @@ def _marker(header: Header) -> tuple[str, str] | None:
     return None
 
 
-def _of_path(raw: str) -> list[str]:
-    # `of=query.search` (raw): member search of object query; `\.` is a dot in a key.
-    parts: list[str] = [""]
+def _of_path(raw: str) -> list[str | None]:
+    # `of=query.search` (raw): member search of object query; `\.` is a dot in a
+    # key. `items[].spec` (a child section): None stands for the list step `[]`.
+    parts: list[str | None] = []
+    part: list[str] = []
     i = 0
     while i < len(raw):
         c = raw[i]
         if c == "\\" and i + 1 < len(raw):
             nxt = raw[i + 1]
-            parts[-1] += {"t": "\t", "n": "\n"}.get(nxt, nxt)
+            part.append({"t": "\t", "n": "\n"}.get(nxt, nxt))
             i += 2
             continue
-        if c == ".":
-            parts.append("")
+        if c == "." or (c == "[" and raw.startswith("[].", i)):
+            if c == "." or part or parts:  # a leading `[]` is the top-level table's
+                parts.append("".join(part))
+            part = []
+            if c == "[":
+                parts.append(None)
+                i += 2
         else:
-            parts[-1] += c
+            part.append(c)
         i += 1
+    parts.append("".join(part))
     return parts
 
 
@@ -667,6 +676,14 @@ def _build(
             foreign[header.tool] = rows
         return foreign
     first = markers[0]
+    if first is None and all(_below_top(m) for m in markers[1:]):
+        # A top-level table with child sections below it (`of=[].x`).
+        top: list[Any] = _section_value(sections[0][0], sections[0][1], doc)
+        tables: dict[tuple[tuple[str, ...], ...], list[Any]] = {((),): top}
+        for (header, rows, _), marker in zip(sections[1:], markers[1:], strict=True):
+            assert marker is not None
+            _child(tables, header, rows, nested.segments(_of_path(marker[1])), doc, limits)
+        return top
     if first is not None and first[0] == _IS and first[1] in ("list", "value"):
         if len(sections) != 1:
             raise DecodeError(f"An `is={first[1]}` section must stand alone", doc)
@@ -680,6 +697,7 @@ def _build(
             raise DecodeError(f"An `is=value` section holds {len(rows)} rows, not 1", doc)
         return rows[0][column]
     obj: dict[str, Any] = {}
+    tables = {}
     for (header, rows, _), marker in zip(sections, markers, strict=True):
         if marker is None:
             raise DecodeError(f"Section {header.tool!r} has no `of=` in an object payload", doc)
@@ -690,18 +708,57 @@ def _build(
             obj.update((k, v) for k, v in _typed_meta(header, doc, limits) if k is not None)
             _merge(obj, rows[0])
             continue
-        path = _of_path(name)
-        # Each key of the path is one object level, each dot of a group one more.
-        deepest = max((g.count(".") + 1 for g in header.flat), default=0)
-        if len(path) + deepest > limits.max_depth:
-            msg = f"An `of=` path nests deeper than {limits.max_depth} levels"
-            raise DecodeError(msg, doc)
+        steps = nested.segments(_of_path(name))
+        if len(steps) > 1:
+            _child(tables, header, rows, steps, doc, limits)
+            continue
+        path = list(steps[0])
+        _check_depth(len(path), header, doc, limits)
         for key, value in _typed_meta(header, doc, limits):
             if key is None:
-                _put(obj, path, _section_value(header, rows, doc), doc)
+                value = _section_value(header, rows, doc)
+                _put(obj, path, value, doc)
+                if type(value) is list:
+                    tables[(steps[0],)] = value
             else:
                 obj[key] = value
     return obj
+
+
+def _check_depth(levels: int, header: Header, doc: str, limits: Limits) -> None:
+    # Each key of an `of=` path is one object level, each dot of a group one more.
+    deepest = max((g.count(".") + 1 for g in header.flat), default=0)
+    if levels + deepest > limits.max_depth:
+        raise DecodeError(f"An `of=` path nests deeper than {limits.max_depth} levels", doc)
+
+
+def _below_top(marker: tuple[str, str] | None) -> bool:
+    # A child section of a top-level table: `of=[].x`.
+    return marker is not None and marker[0] == _OF and marker[1].startswith("[].")
+
+
+def _child(
+    tables: dict[tuple[tuple[str, ...], ...], list[Any]],
+    header: Header,
+    rows: list[dict[str, Any]],
+    steps: list[tuple[str, ...]],
+    doc: str,
+    limits: Limits,
+) -> None:
+    """A child section (`of=items[].spec.containers`): its rows go into its table's rows."""
+    parent = tables.get(tuple(steps[:-1]))
+    if parent is None:
+        raise DecodeError("An `of=` child section follows no table of that path", doc)
+    if any(k != _OF for k, _ in header.raw_meta if k not in _CONTROL) or any(
+        k not in _CONTROL for k, _ in header.raw_meta
+    ):
+        raise DecodeError("A child section holds members of its own", doc)
+    if any(k == _FORM for k, _ in header.raw_meta):
+        raise DecodeError("A child section cannot be `form=columns`", doc)
+    # Each key is one object level, each list step two (the list and its item).
+    _check_depth(sum(map(len, steps)) + 2 * (len(steps) - 1), header, doc, limits)
+    nested.attach(parent, rows, steps[-1], header.columns[0], doc)
+    tables[tuple(steps)] = rows
 
 
 def _section_value(header: Header, rows: list[dict[str, Any]], doc: str) -> Any:

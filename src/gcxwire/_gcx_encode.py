@@ -7,6 +7,7 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from . import _gcx_nested as nested
 from ._gcx_model import (
     _CONTROL,
     _EMPTY,
@@ -343,9 +344,11 @@ def _costly(text: str) -> bool:
 Table = tuple[list[str], list[tuple[str, str]], str, dict[str, str], str | None]
 
 
-def _table(rows: Sequence[dict[str, Any]], fields: list[str], path: str) -> Table:
+def _table(
+    rows: Sequence[dict[str, Any]], fields: list[str], path: str, below: Below | None = None
+) -> Table:
     """One table section: its fields, control pairs, rows text and constant columns."""
-    table = _section(rows, fields, path, None, None)
+    table = _section(rows, fields, path, None, None, (), below)
     assert table is not None  # only a keys check gives None
     return table
 
@@ -378,11 +381,11 @@ def _uniform_table(rows: Sequence[Any], tool_text: str) -> str | None:
     keys = _first_keys(rows)
     if keys is None:
         return None
-    table = _section(rows, list(keys), "$", tool_text, keys)
+    table = _section(rows, list(keys), "$", tool_text, keys, (), (tool_text, "", 0))
     return None if table is None else table[2]
 
 
-def _uniform_section(rows: Sequence[Any], path: str) -> Table | None:
+def _uniform_section(rows: Sequence[Any], path: str, below: Below | None = None) -> Table | None:
     """A member's table section when its rows all hold the first row's keys, in order.
 
     None sends the member to the general path (_table_fields, then _table),
@@ -392,7 +395,7 @@ def _uniform_section(rows: Sequence[Any], path: str) -> Table | None:
     if keys is None:
         return None
     try:
-        return _section(rows, list(keys), path, None, keys)
+        return _section(rows, list(keys), path, None, keys, (), below)
     except EncodeError:
         return None
 
@@ -688,12 +691,23 @@ def _section(
     tool_text: str | None,
     keys: tuple[str, ...] | None,
     marks: Sequence[tuple[str, str]] = (),
+    below: Below | None = None,
 ) -> Table | None:
     """A table section (see _table); with ``tool_text`` its text holds the header too.
 
     The header is written with the rows, so a large payload is built once.
-    With ``keys``, None when a row does not hold exactly those keys.
+    With ``keys``, None when a row does not hold exactly those keys. With
+    ``below``, list columns that pay move to child sections, whose text
+    (headers included) follows the rows.
     """
+    children = ""
+    if below is not None and rows and nested.may_hold_lists(rows[0]):
+        if keys is not None and any(type(r) is not dict or tuple(r) != keys for r in rows):
+            return None
+        found = _child_sections(rows, fields, below)
+        if found is not None:
+            rows, fields, children = found
+            keys = None
     pairs: list[tuple[str, str]] = []
     paths: list[Path] = [(f,) for f in fields]
     # Only a column whose first cell is an object can be spread.
@@ -750,6 +764,7 @@ def _section(
         else:  # the header is the text's first line
             cut = text.index("\n") if "\n" in text else len(text)
             text = text[:cut] + _meta_text(marks_after) + text[cut:]
+    text += children
     return fields, [*_style_pairs(fields, empty_null, floats), *pairs], text, constants, names
 
 
@@ -854,6 +869,56 @@ def _raw_json(text: str, header: bool) -> str | None:
     return "\n".join(lines) if dropped >= _RAW_JSON_MIN else None
 
 
+# Where a table stands, for the child sections below it: the tool text, the
+# table's `of=` value ("" at the top) and how deep child sections already are.
+Below = tuple[str, str, int]
+
+
+def _child_sections(
+    rows: Sequence[dict[str, Any]], fields: list[str], below: Below
+) -> tuple[list[dict[str, Any]], list[str], str] | None:
+    """Rows, fields and child section text once the list columns that pay are moved out.
+
+    A column moves when the child section (header, rows and link cells) is
+    shorter than the JSON cells it replaces; None when no column moves.
+    """
+    tool_text, of, level = below
+    if level >= nested.MAX_LEVELS:
+        return None
+    link = nested.link_name(of)
+    if _field_text(link) is None:
+        return None
+    texts: list[str] = []
+    for path in nested.list_paths(rows):
+        if _field_text(path[-1] + nested.MARK) is None:
+            continue
+        found = nested.split(rows, path, link)
+        if found is None:
+            continue
+        moved, items, size = found
+        try:
+            child_fields = _table_fields(items, "$")
+            if child_fields is None or child_fields[0] != link:
+                continue
+            child_of = nested.of_text(of, path)
+            child = _section(
+                items, child_fields, "$", tool_text, None, ((_OF, child_of),),
+                (tool_text, child_of, level + 1),
+            )  # fmt: skip
+        except EncodeError:  # the JSON cell reports it, with its path
+            continue
+        assert child is not None  # only a keys check gives None
+        if len(child[2]) + 2 * len(rows) >= size:  # +2: a count cell and its TAB per row
+            continue
+        rows = moved
+        texts.append(child[2])
+        if len(path) == 1:
+            fields = [f + nested.MARK if f == path[0] else f for f in fields]
+    if not texts:
+        return None
+    return list(rows), fields, "".join("\n" + t for t in texts)
+
+
 def _grouped_names(
     fields: Sequence[str], paths: Sequence[Path], constants: dict[str, str]
 ) -> str | None:
@@ -907,10 +972,10 @@ def _write_value(out: list[str], tool_text: str, value: Any) -> None:
 _DEEP = 3
 
 
-def _member_table(value: Any, where: str) -> list[str] | Table | None:
+def _member_table(value: Any, where: str, below: Below | None = None) -> list[str] | Table | None:
     """A member as a table section: its fields, its whole section, or None."""
     if isinstance(value, (list, tuple)):
-        found: list[str] | Table | None = _uniform_section(value, where)
+        found: list[str] | Table | None = _uniform_section(value, where, below)
         return found if found is not None else _table_fields(value, where)
     columns = _columnar(value)
     return None if columns is None else _columnar_section(columns, where, None)
@@ -972,8 +1037,16 @@ def _where(path: tuple[str, ...]) -> str:
 
 
 def _of_text(path: tuple[str, ...]) -> str:
-    # `of=query.search`: a table inside member objects; a dot inside a key is `\.`.
-    return ".".join(escape(key).replace(".", "\\.") for key in path)
+    # `of=query.search`: a table inside member objects; a dot inside a key is `\.`,
+    # a `[` is `\[` (`[]` is a list step: child sections, _gcx_nested).
+    return ".".join(escape(key).replace(".", "\\.").replace("[", "\\[") for key in path)
+
+
+def _below(tool_text: str, path: tuple[str, ...]) -> Below | None:
+    # A member table's place for child sections; a member named "" has the
+    # top-level table's `of=` text (""), so it gets none.
+    of = _of_text(path)
+    return (tool_text, of, 0) if of else None
 
 
 def _write_object(
@@ -998,7 +1071,7 @@ def _write_object(
         if fixed is not None and path == fixed[0]:
             found = fixed[1]
         elif escape(key) and not _SPACE.search(escape(key)):
-            found = _member_table(value, _where(path))
+            found = _member_table(value, _where(path), _below(tool_text, path))
         if found is None:
             run.append((path, value))
             continue
@@ -1035,7 +1108,8 @@ def _write_object(
             if isinstance(found, tuple):
                 fields, pairs, text, constants, names = found
             else:
-                fields, pairs, text, constants, names = _table(value, found, _where(path))
+                below = _below(tool_text, path)
+                fields, pairs, text, constants, names = _table(value, found, _where(path), below)
             pairs.extend([*waiting, (_OF, _of_text(path))])
             waiting = []
             # The LF is its own element, so the payload's final LF drops without a copy.
@@ -1088,7 +1162,7 @@ def _encode_typed(value: Any, tool: str) -> str:
         if fields is None:
             _write_value(out, tool_text, value)
         else:
-            table = _section(value, fields, "$", tool_text, None)
+            table = _section(value, fields, "$", tool_text, None, (), (tool_text, "", 0))
             assert table is not None  # only a keys check gives None
             return table[2]  # the whole payload
     else:

@@ -518,13 +518,13 @@ def test_a_record_writes_its_members_derived_from_another_once() -> None:
 
 def test_json_cells_keep_their_backslashes_once_under_json_raw() -> None:
     rows = [
-        {"name": f"pod-{i}", "managed": [{'k:{"uid":"57cc"}': i}], "path": f"C:\\x{i}"}
+        {"name": f"pod-{i}", "managed": [[{'k:{"uid":"57cc"}': i}]], "path": f"C:\\x{i}"}
         for i in range(3)
     ]
     text = roundtrip(rows)
     header, first, *_ = text.split("\n")
     assert header.endswith(" json=raw")
-    assert first == 'pod-0\t[{"k:{\\"uid\\":\\"57cc\\"}":0}]\tC:\\\\x0'
+    assert first == 'pod-0\t[[{"k:{\\"uid\\":\\"57cc\\"}":0}]]\tC:\\\\x0'
     assert "json=raw" not in roundtrip([{"a": ['"']}, {"a": ["b"]}])  # one pair: not worth it
     # The streamed reading takes the rows one by one, the marker too.
     decoder = gcx.Decoder()

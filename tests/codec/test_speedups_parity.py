@@ -620,7 +620,7 @@ def test_object_members_fast_path_writes_what_the_general_path_writes(value: Any
             return f"{type(exc).__name__}: {exc} at {getattr(exc, 'path', None)}"
 
     fast = encoded()
-    with mock.patch.object(_gcx_encode, "_uniform_section", lambda rows, path: None):
+    with mock.patch.object(_gcx_encode, "_uniform_section", lambda rows, path, below=None: None):
         assert encoded() == fast
 
 

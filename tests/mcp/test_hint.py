@@ -28,6 +28,15 @@ CASES: list[tuple[str, set[str]]] = [
     (gcx(ROWS), {"gcx", "flat"}),
     (gcx({"total": 4, "items": ROWS}), {"of", "flat"}),
     (gcx({"a": 1, "b": "x y"}), {"is=object"}),
+    (
+        gcx(
+            [
+                {"id": i, "tags": [{"key": "k", "value": f"v{j}"} for j in range(3)]}
+                for i in range(2)
+            ]
+        ),
+        {"gcx", "of", "child"},
+    ),
     (gcx([1, "2", "true", "", None]), {"is=list", "guard", "words"}),
     (gcx(["null", "false"]), {"is=list", "words"}),
     (gcx(5), {"is=value"}),
@@ -46,7 +55,7 @@ CASES: list[tuple[str, set[str]]] = [
         ),
         {"template"},
     ),
-    (gcx([{"a": i, "f": [{'k:{"uid":"x"}': i}]} for i in range(2)]), {"json=raw"}),
+    (gcx([{"a": i, "f": [[{'k:{"uid":"x"}': i}]]} for i in range(2)]), {"json=raw"}),
     (gcx([{"a": i, "zip": str(10000 + i)} for i in range(4)]), {"str"}),
     (
         gcx([{"a": i, "b": "same-value-here"} for i in range(3)]),

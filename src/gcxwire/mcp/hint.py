@@ -35,6 +35,11 @@ MARKERS: Final[dict[str, str]] = {
         " search of member query); the header's other key=value pairs are that object's"
         " other members, in the order written."
     ),
+    "child": (
+        "of=items[].tags: each row is one item of the list tags in a row of the table"
+        " of=items; its first cell is that row's number (0 is the first), and the table's"
+        " column tags[] says how many items each row has."
+    ),
     "is=object": "is=object: the one row is an object; the fields are its member names.",
     "is=list": "is=list: each row is one element of a list.",
     "is=value": "is=value: the one cell is the whole value.",
@@ -157,6 +162,8 @@ def _gcx_markers(text: str) -> Iterator[str]:
         for key, value in header.raw_meta:
             if key in _STYLE_KEYS:
                 yield _STYLE_KEYS[key]
+                if key == "of" and "[]." in value:
+                    yield "child"
             elif key == "is" and f"is={value}" in MARKERS:
                 yield f"is={value}"
             elif key == "empty" and value == "null":

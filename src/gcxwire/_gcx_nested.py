@@ -1,0 +1,203 @@
+"""Lists of objects inside table rows, as child sections linked to their rows.
+
+A table column (or a member of an object spread over columns) that holds a
+list of objects in its rows is written as a section of its own below the
+table: one row per list item, the first cell the number of the row it belongs
+to. The table keeps the column, renamed ``name[]``, each cell the number of
+items its row holds::
+
+    GCX1 tool=pods fields=name,containers[] of=items
+    web	2
+    db	1
+    GCX1 tool=pods fields=items[],name,image of=items[].containers
+    0	app	nginx
+    0	sidecar	envoy
+    1	pg	postgres
+
+Writing rules live here (which columns qualify, the rows as written, the
+items with their links); reading puts the items back (``attach``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Final
+
+from ._gcx_model import _FLAT_DEPTH
+from ._impl import escape, format_cell
+from ._values import ABSENT
+from .errors import DecodeError, EncodeError
+
+#: What a list column is renamed to in its table, and the link column's name.
+MARK: Final = "[]"
+#: A column moves to a child section only when its lists hold this many items in all.
+_MIN_ITEMS: Final = 2
+#: Child sections of child sections, this many levels at most.
+MAX_LEVELS: Final = 4
+# Characters no key on a child section's path may hold: they would read as
+# path steps (`.`, `[]`) or groups (`{}`) in the header.
+_PATH_CHARS: Final = frozenset(".[]{}")
+
+Path = tuple[str, ...]
+
+
+def _plain(key: Any) -> bool:
+    return type(key) is str and key != "" and not _PATH_CHARS.intersection(key)
+
+
+def list_paths(rows: Sequence[Any]) -> list[Path]:
+    """Paths (below a row, through objects) where some of the first rows hold a list of objects."""
+    found: list[Path] = []
+
+    def walk(obj: dict[str, Any], path: Path) -> None:
+        for key, value in obj.items():
+            if not _plain(key):
+                continue
+            here = (*path, key)
+            if type(value) is list:
+                if value and type(value[0]) is dict and here not in found:
+                    found.append(here)
+            elif type(value) is dict and len(here) <= _FLAT_DEPTH:
+                walk(value, here)
+
+    for row in rows[:8]:  # a guess from the first rows; split() checks every row
+        if type(row) is dict:
+            walk(row, ())
+    return found
+
+
+def may_hold_lists(row: Any) -> bool:
+    """Cheap gate: can this first row hold a list column at all?"""
+    return type(row) is dict and any(type(v) in (list, dict) for v in row.values())
+
+
+def split(
+    rows: Sequence[dict[str, Any]], path: Path, link: str
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]], int] | None:
+    """The rows with the lists at ``path`` replaced by their sizes, the items, their JSON size.
+
+    Each item is a copy with ``link`` (its row's number) first. None when some
+    row holds something else there (a scalar, a list of non-objects, an empty
+    object, an item holding ``link``), when a row already has a ``name[]``
+    member beside it, or when the lists hold fewer than two items in all.
+    """
+    key, mark = path[-1], path[-1] + MARK
+    out: list[dict[str, Any]] = []
+    items: list[dict[str, Any]] = []
+    size = 0
+    for i, row in enumerate(rows):
+        holder: Any = row
+        for step in path[:-1]:
+            holder = holder.get(step, ABSENT) if type(holder) is dict else ABSENT
+        if type(holder) is not dict or key not in holder:
+            if type(holder) is dict and mark in holder:
+                return None
+            out.append(row)
+            continue
+        if mark in holder:
+            return None
+        value = holder[key]
+        count: int | None
+        if value is None:
+            count = None
+        elif type(value) is list:
+            for item in value:
+                if type(item) is not dict or not item or link in item:
+                    return None
+                items.append({link: i, **item})
+            try:
+                size += len(format_cell(value))
+            except EncodeError:  # NaN and the like: the JSON cell reports it with its path
+                return None
+            count = len(value)
+        else:
+            return None
+        out.append(_renamed(row, path, mark, count))
+    if len(items) < _MIN_ITEMS:
+        return None
+    return out, items, size
+
+
+def _renamed(obj: dict[str, Any], path: Path, mark: str, count: int | None) -> dict[str, Any]:
+    # A copy with member path[-1] (inside the objects on the way) renamed `mark`
+    # at its place, holding `count`.
+    head = path[0]
+    if len(path) == 1:
+        return {(mark if k == head else k): (count if k == head else v) for k, v in obj.items()}
+    return {k: (_renamed(v, path[1:], mark, count) if k == head else v) for k, v in obj.items()}
+
+
+def of_text(parent: str, path: Path) -> str:
+    """A child section's ``of=`` value: its table's, ``[]``, then the path to the list."""
+    return parent + MARK + "." + ".".join(escape(k) for k in path)
+
+
+def link_name(of: str) -> str:
+    """The link column of sections below the table at ``of``: its last key and ``[]``."""
+    if not of:
+        return MARK
+    last = of.rsplit(".", 1)[-1]
+    return (last[: -len(MARK)] if last.endswith(MARK) else last) + MARK
+
+
+# --------------------------------------------------------------------- reading
+
+
+def segments(parts: list[str | None]) -> list[tuple[str, ...]]:
+    """An ``of=`` path cut at its list steps (None): ``items[].spec.c`` -> items | spec, c."""
+    out: list[tuple[str, ...]] = []
+    run: list[str] = []
+    for part in parts:
+        if part is None:
+            out.append(tuple(run))
+            run = []
+        else:
+            run.append(part)
+    out.append(tuple(run))
+    return out
+
+
+def attach(
+    parents: list[Any],
+    items: list[dict[str, Any]],
+    path: tuple[str, ...],
+    link: str,
+    doc: str,
+) -> None:
+    """Put a child section's items back into its table's rows, at ``path`` in each row."""
+    if not link.endswith(MARK) or not path:
+        raise DecodeError(f"Child section link column {link!r} does not end in []", doc)
+    groups: dict[int, list[dict[str, Any]]] = {}
+    last = 0
+    for item in items:
+        at = item.pop(link, ABSENT)
+        if type(at) is not int or not last <= at < len(parents):
+            raise DecodeError(f"Child row link {at!r} names no row of its table, in order", doc)
+        last = at
+        groups.setdefault(at, []).append(item)
+    key, mark = path[-1], path[-1] + MARK
+    for i, row in enumerate(parents):
+        holder: Any = row
+        for step in path[:-1]:
+            holder = holder.get(step, ABSENT) if type(holder) is dict else ABSENT
+        found = groups.pop(i, [])
+        if type(holder) is not dict or mark not in holder:
+            if found:
+                raise DecodeError(f"Row {i} has child rows but no {mark!r} member", doc)
+            continue
+        count = holder[mark]
+        if count is None and not found:
+            value: list[dict[str, Any]] | None = None
+        elif type(count) is int and count == len(found):
+            value = found
+        else:
+            raise DecodeError(f"Row {i} says {count!r} items in {mark!r}, {len(found)} follow", doc)
+        if key in holder:
+            raise DecodeError(f"Row {i} holds both {key!r} and {mark!r}", doc)
+        # Rename in place (later sections hold these objects): keys after it move behind it.
+        after = list(holder)
+        after = after[after.index(mark) + 1 :]
+        rest = [(k, holder.pop(k)) for k in after]
+        del holder[mark]
+        holder[key] = value
+        holder.update(rest)

@@ -1,0 +1,260 @@
+"""Lists of objects inside table rows as child sections: `of=items[].spec.containers`.
+
+Round trips exactly on both twins, with values built to defeat the form (a row
+holding a scalar, strings, an empty object or null where the others hold
+lists; an item holding the link column's name; a member `containers[]` beside
+`containers`), and reads in the reference-decoder model with the same
+sections, rows and columns, every string cell of the input unchanged.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from gcxwire import gcx
+from gcxwire._gcx_decode import _of_path
+from gcxwire._gcx_nested import segments
+from gcxwire.errors import DecodeError
+from gcxwire.limits import Limits
+
+from .. import reference_model
+from ..strategies import SCALARS, TEXT, same
+
+FEW = settings(max_examples=10, deadline=None)
+MANY = settings(max_examples=400, deadline=None)
+
+# Long member names make the JSON cells costly, so the child sections pay.
+MEMBERS = st.sampled_from(["name", "image", "imagePullPolicy", "a.b", "k=v", "of", "x{y"])
+
+
+@st.composite
+def items(draw: st.DrawFn, depth: int) -> dict[str, Any]:
+    out: dict[str, Any] = {"terminationMessagePath": draw(st.sampled_from(["/dev/log", "/x"]))}
+    for key in draw(st.lists(MEMBERS, max_size=3, unique=True)):
+        out[key] = draw(st.one_of(SCALARS, TEXT))
+    if depth and draw(st.booleans()):
+        out["ports"] = draw(st.lists(items(depth - 1), min_size=1, max_size=3))
+    return out
+
+
+WHERE = st.sampled_from([("containers",), ("spec", "containers"), ("spec", "tpl", "containers")])
+DEFEATS = ["none"] * 8 + [
+    *("absent", "null", "scalar", "strings", "empty", "beside", "holder", "link")
+]
+
+
+@st.composite
+def tables(draw: st.DrawFn) -> list[dict[str, Any]]:
+    where = draw(WHERE)
+    rows = []
+    size = draw(st.integers(1, 5))
+    broken = draw(st.integers(0, size - 1))  # the one row a defeat applies to
+    spoil = draw(st.sampled_from(DEFEATS))
+    for i in range(size):
+        row: dict[str, Any] = {"name": f"p{i}"}
+        holder = row
+        for key in where[:-1]:
+            holder = holder.setdefault(key, {"x": i})
+        value: Any = draw(st.lists(items(2), min_size=1, max_size=3))
+        defeat = spoil if i == broken else "none"
+        if defeat == "absent":
+            continue
+        if defeat == "null":
+            value = None
+        elif defeat == "scalar":
+            value = draw(SCALARS)
+        elif defeat == "strings":
+            value = [draw(TEXT)]
+        elif defeat == "empty":
+            value = [*value, {}]
+        elif defeat == "link":  # an item holds the link column's name
+            value = [*value, {"[]": 1, "items[]": 2, "c[]": 3}]
+        elif defeat == "beside":  # the renamed column's name is taken
+            holder[where[-1] + "[]"] = draw(SCALARS)
+        elif defeat == "holder" and len(where) > 1:  # the object on the way is no object
+            row[where[0]] = draw(TEXT)
+            rows.append(row)
+            continue
+        holder[where[-1]] = value
+        row["tail"] = draw(TEXT)
+        rows.append(row)
+    return rows
+
+
+@st.composite
+def payloads(draw: st.DrawFn) -> Any:
+    rows = draw(tables())
+    kind = draw(st.sampled_from(["top", "member", "deep"]))
+    if kind == "top":
+        return rows
+    if kind == "member":
+        return {"kind": "List", "items": rows, "more": draw(SCALARS)}
+    return {"data": {"total": 3, "items": rows}}
+
+
+def roundtrip(value: Any, tool: str = "t") -> str:
+    text = gcx.encode(value, tool=tool)
+    back = gcx.decode(text)
+    assert same(back, value), (text, back)
+    assert gcx.encode(back, tool=tool) == text
+    return text
+
+
+@FEW
+@given(payloads())
+def test_child_sections_round_trip(value: Any) -> None:
+    roundtrip(value)
+
+
+@pytest.mark.slow
+@MANY
+@given(payloads())
+def test_child_sections_round_trip_many(value: Any) -> None:
+    roundtrip(value)
+
+
+def _source_rows(value: Any, raw_of: str | None) -> list[Any]:
+    # The input items a section's rows stand for, following its `of=` path.
+    if raw_of is None:
+        return value if isinstance(value, list) else []
+    steps = segments(_of_path(raw_of))
+    rows: list[Any] = [value]
+    for n, step in enumerate(steps):
+        found: list[Any] = []
+        for row in rows:
+            for key in step:
+                row = row.get(key) if isinstance(row, dict) else None
+            if n == 0 and not step:
+                row = value
+            found.extend(row if isinstance(row, list) else [])
+        rows = found
+    return rows
+
+
+def _leaves(row: dict[str, Any], prefix: str = "") -> list[tuple[str, Any]]:
+    out: list[tuple[str, Any]] = []
+    for key, value in row.items():
+        if isinstance(value, dict) and value and all("." not in k for k in value):
+            out.extend(_leaves(value, f"{prefix}{key}."))
+        out.append((prefix + key, value))
+    return out
+
+
+def reference_reads(value: Any) -> None:
+    """No error, the same sections, rows and columns; every input string cell unchanged."""
+    text = gcx.encode(value, tool="t")
+    model = reference_model.decode(text)["sections"]
+    assert model == [
+        {"tool": s.tool, "fields": s.fields, "meta": s.meta, "rows": s.rows}
+        for s in gcx.parse(text)
+    ]
+    decoder = gcx.Decoder(typed=False)
+    decoder.feed(text)
+    decoder.close()
+    for section, header in zip(model, decoder.headers, strict=True):
+        raw = dict(header.raw_meta)
+        if raw.get("is") or raw.get("form"):
+            continue
+        source = _source_rows(value, raw.get("of"))
+        assert len(source) == len(section["rows"])
+        constants = dict(header.constants)
+        for read, row in zip(section["rows"], source, strict=True):
+            got = reference_model.by_column(read, section["fields"], header.columns)
+            for key, original in _leaves(row):
+                if (
+                    not isinstance(original, str)
+                    or original in ("", "true", "false", "null")
+                    or original.endswith("\r")
+                    or key in constants
+                ):
+                    continue
+                if key in got:
+                    assert got[key] == original
+
+
+@FEW
+@given(payloads())
+def test_reference_decoder_reads_child_sections(value: Any) -> None:
+    reference_reads(value)
+
+
+@pytest.mark.slow
+@MANY
+@given(payloads())
+def test_reference_decoder_reads_child_sections_many(value: Any) -> None:
+    reference_reads(value)
+
+
+def pod(i: int, n: int) -> dict[str, Any]:
+    containers = [
+        {"name": f"c{j}", "image": f"app:{j}", "imagePullPolicy": "IfNotPresent"} for j in range(n)
+    ]
+    return {"name": f"pod-{i}", "spec": {"containers": containers, "dnsPolicy": "Default"}}
+
+
+def test_a_list_column_becomes_a_child_section_linked_by_row() -> None:
+    text = roundtrip({"kind": "PodList", "items": [pod(0, 2), pod(1, 1)]}, tool="pods")
+    assert text.split("\n") == [
+        "GCX1 tool=pods fields=name,spec{containers[],dnsPolicy=Default} flat={} kind=PodList"
+        " of=items",
+        "pod-0\t2",
+        "pod-1\t1",
+        "GCX1 tool=pods fields=items[],name,image,imagePullPolicy=IfNotPresent"
+        " of=items[].spec.containers",
+        "0\tc0\tapp:0",
+        "0\tc1\tapp:1",
+        "1\tc0\tapp:0",
+    ]
+
+
+def test_top_level_tables_and_grandchildren() -> None:
+    rows = [{"id": i, "c": [{**pod(j, 2), "id": j} for j in range(2)]} for i in range(2)]
+    text = roundtrip(rows)
+    ofs = [line.rsplit(" of=", 1)[-1] for line in text.split("\n") if line.startswith("GCX1")]
+    assert ofs[1:] == ["[].c", "[].c[].spec.containers"]
+    assert "fields=c[]," in text  # the grandchildren link to rows of the `c` section
+
+
+def test_small_lists_stay_json_cells() -> None:
+    rows = [{"id": i, "tags": [{"k": "a"}]} for i in range(2)]
+    text = roundtrip(rows)
+    assert "of=" not in text and '[{"k":"a"}]' in text
+
+
+def test_a_member_named_like_the_renamed_column_keeps_the_list_inline() -> None:
+    rows = [{**pod(i, 2), "spec": {**pod(i, 2)["spec"], "containers[]": 1}} for i in range(2)]
+    assert "of=" not in roundtrip(rows)
+
+
+ONE = "GCX1 tool=t fields=a,b[] of=x\n1\t1\n"
+CHILD = "GCX1 tool=t fields=x[],c of=x[].b\n"
+
+
+@pytest.mark.parametrize(
+    ("payload", "message"),
+    [
+        (ONE + CHILD + "1\tq", "names no"),
+        ("GCX1 tool=t fields=a,b[] of=x\n1\t2\n" + CHILD + "0\tq", "says 2"),
+        ("GCX1 tool=t fields=a,b of=x\n1\t2\n" + CHILD + "0\tq", "no 'b\\[\\]'"),
+        (ONE + "GCX1 tool=t fields=x,c of=x[].b\n0\tq", "end in"),
+        (ONE + "GCX1 tool=t fields=x[],c of=y[].b\n0\tq", "no table"),
+        (ONE + "GCX1 tool=t fields=x[] m=1 of=x[].b\n0", "members"),
+        ("GCX1 tool=t fields=a,b[],b of=x\n1\t1\t2\n" + CHILD + "0\tq", "both"),
+        ("GCX1 tool=t fields=a,b[]\n1\t2\nGCX1 tool=t fields=[],c of=[].b\n0\tq\n\\-1\tr", "names"),
+        ("GCX1 tool=t fields=a,b[] of=x\n1\t1\n2\t1\n" + CHILD + "1\tq\n0\tr", "in order"),
+    ],
+)
+def test_broken_child_sections_raise_decode_error(payload: str, message: str) -> None:
+    with pytest.raises(DecodeError, match=message):
+        gcx.decode(payload)
+
+
+def test_max_depth_holds_for_child_paths() -> None:
+    head = "GCX1 tool=t fields=a,b[] of=x\n1\t1\n"
+    child = "GCX1 tool=t fields=x[],c of=x[]." + ".".join("k" * 12) + "\n0\tq"
+    with pytest.raises(DecodeError, match="nests deeper than 10 levels"):
+        gcx.decode(head + child, limits=Limits(max_depth=10))
