@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import accumulate, chain, repeat
-from operator import eq
+from operator import eq, itemgetter
 from typing import Any
 
 import orjson
@@ -155,9 +155,9 @@ def decode(
                 f"A dotted field name nests deeper than {limits.max_depth} levels", head_line
             )
         build = _flat_builder(names, paths, dash_absent)
-        fast = fast and paths is None
+        fast = fast and (paths is None or max(map(len, paths)) <= _NESTED_FAST)
 
-    found = _flat_records(reader, skip + index + 1, names, dash_absent) if fast else None
+    found = _flat_records(reader, skip + index + 1, names, paths, dash_absent) if fast else None
     if found is not None:
         return found if members is None else _rewrap(members, found, _domain(header))
     records = []
@@ -188,10 +188,17 @@ def _domain(header: _Header) -> str:
     return _domain_of(_parse_id(header.sid)[0] if header.sid else None)
 
 
+_NESTED_FAST = 32  # dotted names nesting deeper go through the row loop
+
+
 def _flat_records(
-    reader: _Reader, start: int, names: list[str], dash_absent: bool
+    reader: _Reader,
+    start: int,
+    names: list[str],
+    paths: list[tuple[str, ...]] | None,
+    dash_absent: bool,
 ) -> list[dict[str, Any]] | None:
-    """The records of rows ``start:`` keyed by ``names`` (no schema, no dotted names), or None.
+    """The records of rows ``start:`` keyed by ``names`` (no schema), or None.
 
     The row loop's result without a Python step per row: every line parsed by orjson in one
     builtin map, checked in whole-list passes, zipped with the names. None (the row loop
@@ -219,9 +226,31 @@ def _flat_records(
         return None
     if rows and (set(map(type, rows)) != {list} or set(map(len, rows)) != {len(names)}):
         return None
-    if dash_absent and any(map(eq, repeat("-"), chain.from_iterable(rows))):
-        return [{n: v for n, v in zip(names, row) if v != "-"} for row in rows]
-    return list(map(dict, map(zip, repeat(names), rows)))
+    dashes = dash_absent and any(map(eq, repeat("-"), chain.from_iterable(rows)))
+    if paths is None:
+        if dashes:
+            return [{n: v for n, v in zip(names, row) if v != "-"} for row in rows]
+        return list(map(dict, map(zip, repeat(names), rows)))
+    if dashes:  # a group of absent members makes no object: the row loop decides
+        return None
+    # Dotted names: every record has the same tree, each object built from its columns
+    # (a group's dict from its members', in first-seen order, as _put makes them).
+    tree: dict[str, Any] = {}
+    for i, path in enumerate(paths):
+        node = tree
+        for segment in path[:-1]:
+            node = node.setdefault(segment, {})
+        node[path[-1]] = i
+    return list(_objects(tree, rows))
+
+
+def _objects(tree: dict[str, Any], rows: list[list[Any]]) -> Iterator[dict[str, Any]]:
+    """One object per row: ``tree``'s keys, a leaf's row value (its index) or a sub-object."""
+    columns = [
+        map(itemgetter(node), rows) if type(node) is int else _objects(node, rows)
+        for node in tree.values()
+    ]
+    return map(dict, map(zip, repeat(tuple(tree)), zip(*columns)))
 
 
 def header_id(text: str | bytes | bytearray) -> str | None:

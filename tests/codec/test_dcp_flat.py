@@ -129,7 +129,16 @@ _LINES = st.one_of(
 
 @settings(max_examples=25, **_SETTINGS)  # type: ignore[arg-type]
 @given(
-    head=st.sampled_from(['["$S","t:v1","a","b"]', '["$S","t:v1",2,"a","b"]', '{"n":1}\n["a"]']),
+    head=st.sampled_from(
+        [
+            '["$S","t:v1","a","b"]',
+            '["$S","t:v1",2,"a","b"]',
+            '{"n":1}\n["a"]',
+            '["$S","t:v1","a.b","a.c"]',
+            '["$S","t:v1",2,"a.b","c"]',
+            '["$S","t:v1","a.b.c","d.e"]',
+        ]
+    ),  # fmt: skip
     lines=st.lists(_LINES, max_size=5),
     dialect=st.sampled_from([None, "gateway", "v0.3"]),
     depth=st.integers(2, 8),
