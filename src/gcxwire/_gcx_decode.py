@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -9,6 +10,7 @@ from typing import Any
 from . import _gcx_nested as nested
 from ._gcx_model import (
     _CONTROL,
+    _CRLF,
     _EMPTY,
     _FLAT,
     _FLOAT,
@@ -28,7 +30,7 @@ from .errors import DecodeError, UnsupportedVersionError
 from .limits import DEFAULT_LIMITS, Limits, check_numbers, check_size, depth_exceeds
 
 _NO_NAMES: frozenset[str] = frozenset()
-_STYLES = (_EMPTY, _FLOAT, _FLAT, _JSON, _STR)
+_STYLES = (_EMPTY, _FLOAT, _FLAT, _JSON, _STR, _CRLF)
 _GROUP_END = object()  # in _nest_plan's tree: a declared group ends here
 
 
@@ -96,10 +98,12 @@ def _parse_header(line: str, doc: str, pos: int, limits: Limits = DEFAULT_LIMITS
         if styles[_JSON] != "raw":
             raise DecodeError.at(f"Unknown `json={styles[_JSON]}`", doc, pos)
         header.__dict__["raw_json"] = True
-    if _STR in styles:
-        header.__dict__["strings"] = strings = _names(styles[_STR])
-        if not strings.issubset(header.columns):
-            raise DecodeError.at(f"`str={styles[_STR]}` names no column", doc, pos)
+    for key in (_STR, _CRLF):
+        if key in styles:
+            declared = _names(styles[key])
+            if not declared.issubset(header.columns):
+                raise DecodeError.at(f"`{key}={styles[key]}` names no column", doc, pos)
+            header.__dict__["strings" if key == _STR else "crlf"] = declared
     if prefixes:
         header.__dict__["prefixes"] = _prefix_columns(prefixes, header.columns, doc, pos)
     if templates:
@@ -211,18 +215,21 @@ def _add_templates(rows: list[dict[str, Any]], templates: tuple[tuple[str, ...],
 _WORD_CELLS = {"true": "tru\\e", "false": "fals\\e", "null": "nul\\l"}
 
 
-def _escaped(text: str, raw_json: bool, strings: tuple[int, ...]) -> str:
-    """Row lines as a section without ``json=raw`` and ``str=`` would write them.
+def _escaped(
+    text: str, raw_json: bool, strings: tuple[int, ...], crlf: tuple[int, ...] = ()
+) -> str:
+    """Row lines as a section without ``json=raw``, ``str=`` and ``crlf=`` would write them.
 
     Under ``json=raw`` each backslash of a cell that starts with ``[`` or ``{``
     is doubled (JSON text holds no TAB or LF); in the ``str=`` columns (cell
-    indexes) a number-like cell gets its ``\\`` and a word its ``tru\\e`` form.
+    indexes) a number-like cell gets its ``\\`` and a word its ``tru\\e`` form;
+    in the ``crlf=`` columns each ``\\n`` of a text cell gets its CR back.
     """
-    if not strings and not (raw_json and "\\" in text):
+    if not strings and not crlf and not (raw_json and "\\" in text):
         return text
     lines = text.split("\n")
     for i, line in enumerate(lines):
-        if (raw_json and "\\" in line) or strings:
+        if (raw_json and "\\" in line) or strings or crlf:
             cells = line.split("\t")
             if raw_json:
                 for k, cell in enumerate(cells):
@@ -237,15 +244,26 @@ def _escaped(text: str, raw_json: bool, strings: tuple[int, ...]) -> str:
                         cells[k] = _WORD_CELLS[bare] + cr
                     elif bare[:1] in _NUMBER_START and NUMBER.fullmatch(bare):
                         cells[k] = "\\" + cell
+            for k in crlf:
+                if k < len(cells) and "\\n" in cells[k] and cells[k][:1] not in _LITERAL_START:
+                    cells[k] = _ESCAPE_UNIT.sub(_with_cr, cells[k])
             lines[i] = "\t".join(cells)
     return "\n".join(lines)
+
+
+_LITERAL_START = frozenset('"[{')
+_ESCAPE_UNIT = re.compile(r"\\(.)")
+
+
+def _with_cr(unit: re.Match[str]) -> str:
+    return "\r\\n" if unit.group(1) == "n" else unit.group(0)
 
 
 _NUMBER_START = frozenset("-0123456789")
 
 
-def _string_cells(header: Header, cells: tuple[str, ...]) -> tuple[int, ...]:
-    return tuple(k for k, name in enumerate(cells) if name in header.strings)
+def _string_cells(names: frozenset[str], cells: tuple[str, ...]) -> tuple[int, ...]:
+    return tuple(k for k, name in enumerate(cells) if name in names)
 
 
 def _original_pos(written: str, original: str, pos: int) -> int:
@@ -476,8 +494,9 @@ class _Lines:
             short = len(self.cells) - text.count("\t") - 1
             if short > 0:
                 self.pad(short, pos)
-        if self.typed and (header.raw_json or header.strings):
-            text = _escaped(text, header.raw_json, _string_cells(header, self.cells))
+        if self.typed and (header.raw_json or header.strings or header.crlf):
+            strings = _string_cells(header.strings, self.cells)
+            text = _escaped(text, header.raw_json, strings, _string_cells(header.crlf, self.cells))
         try:
             row = decode_row(text, self.cells, self.typed, header.empty_null, header.floats)
             if self.constants:
@@ -513,11 +532,12 @@ def _section_rows(
     assert header is not None
     limits = state.limits
     text, base = doc, start
-    if state.typed and (header.raw_json or header.strings):  # the rows, escaped as usual
+    if state.typed and (header.raw_json or header.strings or header.crlf):  # escaped as usual
         end = start if doc.startswith("GCX1", start) else doc.find("\nGCX1", start)
         end = len(doc) if end < 0 else end + (end > start)
-        strings = _string_cells(header, state.cells)
-        text, base = _escaped(doc[start:end], header.raw_json, strings), 0
+        strings = _string_cells(header.strings, state.cells)
+        crlf = _string_cells(header.crlf, state.cells)
+        text, base = _escaped(doc[start:end], header.raw_json, strings, crlf), 0
     try:
         found, comments, stop, padded = decode_rows(
             text, base, state.cells, state.typed, header.empty_null, header.floats,

@@ -10,6 +10,7 @@ from typing import Any
 from . import _gcx_nested as nested
 from ._gcx_model import (
     _CONTROL,
+    _CRLF,
     _EMPTY,
     _FLAT,
     _FLAT_DEPTH,
@@ -775,7 +776,7 @@ def _cell_styles(
     cells: Sequence[str],
     paths: Sequence[Path | None],
 ) -> tuple[str, list[tuple[str, str]]]:
-    """The written rows in the cell styles that pay, and their marks (`json=raw`, `str=`)."""
+    """The written rows in the cell styles that pay, and their marks (`json=raw`, `str=`, `crlf=`)."""
     marks: list[tuple[str, str]] = []
     raw = _raw_json(text, header)
     if raw is not None:  # JSON cells as JSON: `json=raw` says their backslashes are single
@@ -785,6 +786,10 @@ def _cell_styles(
     if unguarded is not None:  # `str=a,b`: these columns' number-like strings unguarded
         text, names_text = unguarded
         marks.append((_STR, names_text))
+    crlf = _crlf(text, header, rows, cells, paths)
+    if crlf is not None:  # `crlf=body`: this column's line breaks are all CR LF, written \n
+        text, names_text = crlf
+        marks.append((_CRLF, names_text))
     return text, marks
 
 
@@ -840,6 +845,55 @@ def _unguarded(
 
 
 _DIGITS_MINUS = frozenset("-0123456789")
+# `crlf=` names a column when it drops this many raw CRs from its cells.
+_CRLF_MIN = 4
+
+
+def _crlf(
+    text: str,
+    header: bool,
+    rows: Sequence[dict[str, Any]],
+    cells: Sequence[str],
+    paths: Sequence[Path | None],
+) -> tuple[str, str] | None:
+    """The rows without the CR of each CR LF in columns where every line break is CR LF.
+
+    Text written with Windows line ends keeps a raw CR before each ``\\n``; in
+    a column of strings whose every CR starts a CR LF and every LF ends one,
+    ``crlf=`` says so once and the cells write ``\\n`` alone. None when no
+    column drops ``_CRLF_MIN`` CRs.
+    """
+    if "\r\\n" not in text:
+        return None
+    chosen: list[int] = []
+    for k, path in enumerate(paths):
+        if path is None or k >= len(cells):
+            continue
+        pairs = 0
+        for row in rows:
+            value = _at(row, path)
+            if value is ABSENT:
+                continue
+            if type(value) is not str:
+                break
+            bare = value.replace("\r\n", "")
+            if "\r" in bare or "\n" in bare:
+                break
+            pairs += (len(value) - len(bare)) // 2
+        else:
+            if pairs >= _CRLF_MIN:
+                chosen.append(k)
+    if not chosen:
+        return None
+    lines = text.split("\n")
+    for i in range(1 if header else 0, len(lines)):
+        if "\r" in lines[i]:
+            row_cells = lines[i].split("\t")
+            for k in chosen:
+                if k < len(row_cells) and row_cells[k][:1] not in ('"', "[", "{"):
+                    row_cells[k] = row_cells[k].replace("\r\\n", "\\n")
+            lines[i] = "\t".join(row_cells)
+    return "\n".join(lines), ",".join(escape(escape(cells[k])) for k in chosen)
 
 
 # `json=raw` costs its header token; it is written when it drops this many backslashes.

@@ -31,7 +31,8 @@ _PREFIX: Final = "prefix"  # prefix=col=text: every string in column col starts 
 _TEMPLATE: Final = "template"  # template=col=a{src}b: col's blank cells are a + src's text + b
 _JSON: Final = "json"  # json=raw: cells starting with [ or { are JSON text, backslashes not doubled
 _STR: Final = "str"  # str=a,b: these columns hold strings only, written without guards (02134)
-_CONTROL: Final = (_OF, _IS, _EMPTY, _FLOAT, _FLAT, _FORM, _PREFIX, _TEMPLATE, _JSON, _STR)
+_CRLF: Final = "crlf"  # crlf=a,b: in these columns each line break is CR LF, written \n
+_CONTROL: Final = (_OF, _IS, _EMPTY, _FLOAT, _FLAT, _FORM, _PREFIX, _TEMPLATE, _JSON, _STR, _CRLF)
 # Objects nested this deep at most are spread over `a.b.c` columns.
 _FLAT_DEPTH: Final = 3
 _NO_FLOATS: Final[frozenset[str]] = frozenset()
@@ -67,6 +68,8 @@ class Header:
     raw_json: bool = False
     #: Typed reading: ``str=...`` columns, whose number-like and word cells are strings.
     strings: frozenset[str] = frozenset()
+    #: Typed reading: ``crlf=...`` columns, where each ``\n`` reads as CR LF.
+    crlf: frozenset[str] = frozenset()
 
 
 @dataclass

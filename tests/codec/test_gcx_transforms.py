@@ -176,6 +176,35 @@ def string_columns(draw: st.DrawFn) -> list[dict[str, Any]]:
     return rows
 
 
+LINES = st.lists(st.one_of(TEXT, st.sampled_from(["a\\nb", "\\", "[x]", "12", "#"])), max_size=4)
+
+
+@st.composite
+def crlf_columns(draw: st.DrawFn) -> list[dict[str, Any]]:
+    """Texts with Windows line ends, built to break with one lone LF or CR, or a non-string."""
+    rows = []
+    for i in range(draw(st.integers(min_value=1, max_value=5))):
+        lines = [line.replace("\r", "").replace("\n", "") for line in draw(LINES)]
+        rows.append({"id": i, "body": "\r\n".join([*lines, "end", ""])})
+    k = draw(st.integers(0, len(rows) - 1))
+    defeat = draw(st.sampled_from(["none", "lf", "cr", "crcr", "null", "int", "gone", "quote"]))
+    if defeat == "lf":
+        rows[k]["body"] += "x\ny"
+    elif defeat == "cr":
+        rows[k]["body"] += "x\r"
+    elif defeat == "crcr":
+        rows[k]["body"] += "\r\r\n"
+    elif defeat == "null":
+        rows[k]["body"] = None
+    elif defeat == "int":
+        rows[k]["body"] = 12
+    elif defeat == "gone":
+        del rows[k]["body"]
+    elif defeat == "quote":  # a text that starts like a JSON literal keeps its guard
+        rows[k]["body"] = '"q"\r\n[1]\r\n'
+    return rows
+
+
 NAMES = st.sampled_from(["time", "temperature_2m", "rain", "code", "a.b", "of"])
 
 
@@ -197,7 +226,9 @@ def columnar(draw: st.DrawFn) -> dict[str, Any]:
 def payloads(draw: st.DrawFn) -> Any:
     """The new forms at the top level and as members beside scalars and tables."""
     kind = draw(
-        st.sampled_from(["table", "derived", "record", "json", "strings", "columns", "object"])
+        st.sampled_from(
+            ["table", "derived", "record", "json", "strings", "crlf", "columns", "object"]
+        )
     )
     if kind == "table":
         return draw(url_tables())
@@ -209,6 +240,8 @@ def payloads(draw: st.DrawFn) -> Any:
         return draw(json_tables())
     if kind == "strings":
         return draw(string_columns())
+    if kind == "crlf":
+        return draw(crlf_columns())
     if kind == "columns":
         return draw(columnar())
     out: dict[str, Any] = {}
@@ -369,7 +402,8 @@ def reads_new_forms(value: Any, tool: str) -> None:
 
     A `prefix=` column's string cells read as the suffixes, which with the
     declared prefix give the strings back; a `template=` column's blank cells
-    are its template around the source column's text, its other cells as written.
+    are its template around the source column's text, its other cells as written;
+    a `crlf=` column reads LF for each CR LF.
     """
     text = gcx.encode(value, tool=tool)
     model = reference_model.decode(text)["sections"]
@@ -413,7 +447,9 @@ def reads_new_forms(value: Any, tool: str) -> None:
                     or original.endswith("\r")
                 ):
                     continue
-                if key in prefixes:
+                if key in header.crlf:  # marked: each CR LF reads as LF there
+                    assert got[key] == original.replace("\r\n", "\n")
+                elif key in prefixes:
                     assert prefixes[key] + got[key] == original
                 elif key in constants:  # a constant column: its text is in the field list
                     assert reference_model.unescape(constants[key]) == original
@@ -556,6 +592,18 @@ def test_a_column_of_strings_says_so_once_instead_of_guarding_each_cell() -> Non
     assert crlf == [{"a": "12"}, {"a": "true"}]
 
 
+def test_windows_line_ends_are_written_once_as_crlf() -> None:
+    rows = [{"id": i, "body": f"Setup\r\n\r\n    arr = {i}\r\n"} for i in range(2)]
+    text = roundtrip(rows)
+    header, first, _ = text.split("\n")
+    assert header == "GCX1 tool=t fields=id,body crlf=body"
+    assert first == "0\tSetup\\n\\n    arr = 0\\n"
+    model = reference_model.decode(text)["sections"][0]
+    assert model["rows"][0]["body"] == "Setup\n\n    arr = 0\n"  # marked: LF for CR LF
+    rows[1]["body"] += "lone\n"  # one line break without its CR: every CR stays raw
+    assert "crlf=" not in roundtrip(rows)
+
+
 def test_template_decoding_refuses_what_it_cannot_derive() -> None:
     with pytest.raises(DecodeError, match="holds no text"):
         gcx.decode("GCX1 tool=t fields=a,b template=b=x{a}y\ntrue")
@@ -638,6 +686,7 @@ def test_columnar_error_names_the_array_item() -> None:
         ("GCX1 tool=t fields=a prefix=a\nq", "names no column"),
         ("GCX1 tool=t fields=a json=yes\nq", "Unknown `json=yes`"),
         ("GCX1 tool=t fields=a str=b\nq", "names no column"),
+        ("GCX1 tool=t fields=a crlf=b\nq", "names no column"),
         ("GCX1 tool=t fields=a template=b=x{a}\nq", "names no column"),
         ("GCX1 tool=t fields=a,b template=b=x{c}\nq", "names no source"),
         ("GCX1 tool=t fields=a,b template=b=x{b}\nq", "names no source"),

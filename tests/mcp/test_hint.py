@@ -57,6 +57,7 @@ CASES: list[tuple[str, set[str]]] = [
     ),
     (gcx([{"a": i, "f": [[{'k:{"uid":"x"}': i}]]} for i in range(2)]), {"json=raw"}),
     (gcx([{"a": i, "zip": str(10000 + i)} for i in range(4)]), {"str"}),
+    (gcx([{"a": i, "text": "a\r\nb\r\nc\r\n"} for i in range(2)]), {"crlf"}),
     (
         gcx([{"a": i, "b": "same-value-here"} for i in range(3)]),
         {"constant"},
