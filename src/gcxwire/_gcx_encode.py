@@ -776,7 +776,7 @@ def _cell_styles(
     cells: Sequence[str],
     paths: Sequence[Path | None],
 ) -> tuple[str, list[tuple[str, str]]]:
-    """The written rows in the cell styles that pay, and their marks (`json=raw`, `str=`, `crlf=`)."""
+    """The written rows in the cell styles that pay, and their marks (`json=raw`, `str=`...)."""
     marks: list[tuple[str, str]] = []
     raw = _raw_json(text, header)
     if raw is not None:  # JSON cells as JSON: `json=raw` says their backslashes are single
