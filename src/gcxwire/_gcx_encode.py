@@ -799,6 +799,31 @@ _GUARDED = re.compile(r"(?:^|\t)(?:\\[-0-9]|tru\\e|fals\\e|nul\\l)", re.MULTILIN
 _UNGUARD = {"tru\\e": "true", "fals\\e": "false", "nul\\l": "null"}
 
 
+def _has_guard(text: str) -> bool:
+    """Whether a cell of the text starts with a guard: ``_GUARDED.search(text)``, found faster.
+
+    That regex starts with an alternation (line start or TAB), so the engine
+    tries it at every position (122 ms on a 5.7 MB issues payload). Every
+    guard holds a backslash followed by a digit, ``-``, ``e`` or ``l``: one
+    search led by that backslash finds the candidates, and each is checked
+    to stand at a cell's start.
+    """
+    for match in _GUARD_TAIL.finditer(text):
+        at = match.start()
+        if text[at + 1] in "el":  # tru\e, fals\e, nul\l
+            for word in ("tru", "fals") if text[at + 1] == "e" else ("nul",):
+                start = at - len(word)
+                if start >= 0 and text.startswith(word, start):
+                    if start == 0 or text[start - 1] in "\t\n":
+                        return True
+        elif at == 0 or text[at - 1] in "\t\n":
+            return True
+    return False
+
+
+_GUARD_TAIL = re.compile(r"\\[-0-9el]")
+
+
 def _unguarded(
     text: str,
     header: bool,
@@ -812,7 +837,7 @@ def _unguarded(
     (§3); in a column where every value is a string, ``str=`` says so once and
     its cells drop the guard. None when no column drops ``_STR_MIN`` guards.
     """
-    if not _GUARDED.search(text):
+    if not _has_guard(text):
         return None
     lines = text.split("\n")
     body = lines[1:] if header else lines
