@@ -115,8 +115,12 @@ def encode(value: Any, layout: Layout) -> str:
             (_TEMPLATE, _template_text(plan.fields[k], plan.fields[s], before, after))
             for k, (s, before, after) in plan.templates.items()
         )
-    if plan.prefixes:
-        rows = _cut_prefixes(rows, plan.paths, plan.prefixes)
+    cuts: list[int] | None = None
+    if plan.prefixes:  # every string has it (checked): the writer cuts top-level members
+        if all(len(plan.paths[k]) == 1 for k in plan.prefixes):
+            cuts = [len(plan.prefixes.get(k, "")) for k in range(len(plan.fields))]
+        else:  # members of spread objects: cut in copies of the rows
+            rows = _cut_prefixes(rows, plan.paths, plan.prefixes)
         pairs.extend((_PREFIX, _prefix_text(plan.fields[k], t)) for k, t in plan.prefixes.items())
     fields, constants = plan.fields, plan.constants
     cells: list[str] = fields
@@ -127,10 +131,11 @@ def encode(value: Any, layout: Layout) -> str:
         while fields[n - 1] in constants:
             n -= 1
         cells, cell_paths = fields[:n], cell_paths[:n]
+        cuts = None if cuts is None else cuts[:n]
     where = "$" if key is None else f"$.{key}" if key.isidentifier() else f"$[{key!r}]"
     if members is None:
         head = _header_start(tool_text, fields, constants, plan.names)
-        text = _rows(rows, cells, cell_paths, head, _meta_text(pairs) + "\n", where)[0]
+        text = _rows(rows, cells, cell_paths, head, _meta_text(pairs) + "\n", where, cuts)[0]
         text, marks = _cell_styles(text, True, rows, cells, cell_paths)
         if marks:  # the header is the text's first line
             cut = text.index("\n") if "\n" in text else len(text)
@@ -138,7 +143,7 @@ def encode(value: Any, layout: Layout) -> str:
         return text.removesuffix("\n")
     if not escape(key or "") or _SPACE.search(escape(key or "")):
         raise EncodeValueError("The member holding the records cannot be named in a GCX1 header")
-    text, empty_null, floats = _rows(rows, cells, cell_paths, None, "", where)
+    text, empty_null, floats = _rows(rows, cells, cell_paths, None, "", where, cuts)
     text, marks = _cell_styles(text, False, rows, cells, cell_paths)
     styled = [*_style_pairs(fields, empty_null, floats), *pairs, *marks]
     table = (fields, styled, text, constants, plan.names)
@@ -157,9 +162,10 @@ def _rows(
     head: str | None,
     tail: str,
     where: str,
+    cuts: list[int] | None,
 ) -> tuple[str, bool, frozenset[str]]:
     try:
-        written = encode_table(rows, cells, paths, head, tail, None)
+        written = encode_table(rows, cells, paths, head, tail, None, cuts)
     except EncodeError as exc:
         raise exc.relocated(where) from None
     assert written is not None  # only a keys check gives None
