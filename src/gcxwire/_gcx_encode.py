@@ -712,7 +712,7 @@ def _section(
     pairs: list[tuple[str, str]] = []
     paths: list[Path] = [(f,) for f in fields]
     # Only a column whose first cell is an object can be spread.
-    if len(rows) > 1 and dict in map(type, rows[0].values()):
+    if rows and dict in map(type, rows[0].values()):
         flat, groups, flat_paths = _flat_plan(rows, fields, "", ())
         if groups:  # nested members are read by path: no flattened copy of the rows
             fields, paths = flat, flat_paths

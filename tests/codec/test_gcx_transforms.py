@@ -306,7 +306,7 @@ def grouped(draw: st.DrawFn) -> list[dict[str, Any]]:
     members = draw(st.lists(MEMBERS, min_size=1, max_size=4, unique=True))
     top = draw(st.sampled_from(["id", "n", "name"]))
     rows = []
-    for i in range(draw(st.integers(2, 5))):
+    for i in range(draw(st.integers(1, 5))):
         owner: dict[str, Any] = {m: draw(st.one_of(SCALARS, st.just(f"v{i}"))) for m in members}
         if draw(st.booleans()):
             owner["site"] = {"url": f"u{i}", "kind": draw(st.sampled_from(["x", "{y}", "z}"]))}
@@ -330,6 +330,11 @@ def test_groups_replace_dotted_names_when_no_name_repeats() -> None:
     assert text.split("\n")[0] == "GCX1 tool=t fields=id,owner{login,site{url}} flat={}"
     fields = reference_model.decode(text)["sections"][0]["fields"]
     assert fields == ["id", "owner{login", "site{url}}"]  # three columns, as written
+
+
+def test_a_one_row_table_spreads_its_objects_too() -> None:
+    text = roundtrip([{"n": 1, "owner": {"login": "a", "site": {"url": "u"}}}])
+    assert text.split("\n")[0] == "GCX1 tool=t fields=n,owner{login,site{url}} flat={}"
 
 
 def test_dotted_names_stay_when_a_name_would_repeat() -> None:

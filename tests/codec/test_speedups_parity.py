@@ -554,7 +554,7 @@ def test_uniform_table_writes_what_the_general_path_writes(rows: list[Any]) -> N
     try:
         fields = _gcx_encode._table_fields(rows, "$")
         assert fields is not None
-        table = _gcx_encode._section(rows, fields, "$", tool, None)
+        table = _gcx_encode._section(rows, fields, "$", tool, None, (), (tool, "", 0))
         assert table is not None
         general = table[2]
     except Exception as exc:
