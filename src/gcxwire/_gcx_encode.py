@@ -520,7 +520,7 @@ def _templates(
     the derived value, so an absent key could not be told from it), and a
     derived column is no source, nor a source a derived column.
     """
-    if 1 < len(rows) < _TEMPLATE_ROWS or set(map(type, rows)) != {dict}:
+    if not rows or set(map(type, rows)) != {dict}:
         return {}
     skip = set(held)
     first = rows[0]
@@ -561,8 +561,8 @@ def _templates(
             and value == before + text + after
         )
         cost = 2 * (len(before) + len(after) + len(fields[s]) + 2)
-        if len(rows) == 1:  # a record: the header also repeats the name, once for one cell
-            cost = (cost + 2 * (len(name) + len(_TEMPLATE) + 2)) * 3 // 4
+        if len(rows) < _TEMPLATE_ROWS:  # the header's repeated name, shared by few cells
+            cost = (cost + 2 * (len(name) + len(_TEMPLATE) + 2) // len(rows)) * 3 // 4
         if blanked >= cost:
             found[k] = (s, before, after)
             sources.add(s)
@@ -589,7 +589,7 @@ def _follow(
     give more than ``beat`` matches, ``_TEMPLATE_ROWS`` and half of the rows.
     """
     size = len(rows)
-    need = max(beat + 1, _TEMPLATE_ROWS if size > 1 else 1, (size + 1) // 2)
+    need = max(beat + 1, min(size, _TEMPLATE_ROWS), (size + 1) // 2)
     if size > 2 * _PROBES:  # a template half the rows follow holds in half of a spread sample
         probed = [rows[i * size // _PROBES] for i in range(_PROBES)]
         if _follow(probed, path, source, before, after, 0) == 0:
