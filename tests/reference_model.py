@@ -3,6 +3,13 @@
 Written from the documented behaviour (shared notes, section 2-3), independent
 of gcxwire's own parser, so tests can check that what gcxwire writes reads
 back the same in a reference decoder. Returns the golden ``.json`` shape.
+
+Checked against the real decoders (gortex `pkg/wire` at 907027b2 built with
+Go 1.19, `packages/wire-ts` 0.1.0 on node 20; docs/reliability.md): they read
+all payloads of that run as this model does, with one addition seen there: Go's
+line reader (bufio.Scanner, 4 MiB buffer) refuses a line of 4,194,304 UTF-8
+bytes or more, counting a CR before the LF ("bufio.Scanner: token too long");
+a line one byte shorter reads. The TypeScript decoder has no such limit.
 """
 
 from __future__ import annotations
@@ -15,11 +22,17 @@ _GO_SPACE = (
 )
 
 
+# Go's bufio.Scanner buffer in gcx-go's NewDecoder: a line must be shorter than this, in bytes.
+MAX_LINE_BYTES = 4 * 1024 * 1024
+
+
 class ReferenceError(Exception):
     pass
 
 
 def unescape(s: str) -> str:
+    if "\\" not in s:
+        return s
     out = []
     i = 0
     while i < len(s):
@@ -66,6 +79,9 @@ def decode(payload: str) -> dict[str, Any]:
     lines = payload.split("\n")
     if lines and lines[-1] == "":
         lines.pop()
+    for line in lines:  # a line under a quarter of the limit in characters cannot reach it
+        if len(line) * 4 >= MAX_LINE_BYTES and len(line.encode("utf-8")) >= MAX_LINE_BYTES:
+            raise ReferenceError("bufio.Scanner: token too long")
     lines = [ln[:-1] if ln.endswith("\r") else ln for ln in lines]
     if not lines:
         raise ReferenceError("unexpected EOF")

@@ -128,3 +128,26 @@ def test_edge_case_decode(title: str, payload: str, expected: Any, error: str) -
         {"tool": s["tool"], "fields": s["fields"], "meta": s["meta"], "rows": s["rows"]}
         for s in expected
     ]
+
+
+GO_LINE_LIMIT = 4 * 1024 * 1024  # bytes
+
+
+@pytest.mark.parametrize(
+    ("row", "reads"),
+    [
+        ("x" * (GO_LINE_LIMIT - 1), True),
+        ("x" * GO_LINE_LIMIT, False),
+        ("x" * (GO_LINE_LIMIT - 1) + "\r", False),  # the CR counts
+        ("é" * (GO_LINE_LIMIT // 2), False),  # bytes, not characters
+    ],
+    ids=["one-byte-short", "4MiB", "4MiB-with-CR", "4MiB-of-utf8"],
+)
+def test_model_refuses_the_lines_gos_scanner_refuses(row: str, reads: bool) -> None:
+    # Seen in the real Go decoder (gcx-go NewDecoder: a 4 MiB bufio.Scanner buffer).
+    payload = "GCX1 tool=t fields=a\n" + row + "\n"
+    if reads:
+        assert reference_model.decode(payload)["sections"][0]["rows"] == [{"a": row.rstrip("\r")}]
+    else:
+        with pytest.raises(reference_model.ReferenceError, match="token too long"):
+            reference_model.decode(payload)
