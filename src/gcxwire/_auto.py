@@ -17,7 +17,8 @@ from typing import Any, Literal
 import orjson
 
 from . import dcp, gcx, tokens
-from ._values import check_value, dumps, is_plain, loads, same, with_default
+from ._impl import plain_json
+from ._values import check_value, dumps, loads, same, with_default
 from .errors import DecodeError, EncodeError
 from .limits import DEFAULT_LIMITS, Limits, as_text, check_size, depth_exceeds
 
@@ -114,7 +115,7 @@ class _Auto:
     def __init__(self, value: Any, tool: str) -> None:
         self.value = value
         self.tool = tool
-        if not is_plain(value):
+        if not plain_json(value):  # the walk in C (Python's is_plain: 1 µs a cell)
             check_value(value)  # refuse NaN, datetime, UUID, Enum... with the path, as gcx does
         try:
             self.json_bytes: bytes | None = orjson.dumps(value)

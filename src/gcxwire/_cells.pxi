@@ -50,6 +50,13 @@ cdef bint _plain_json(object v, int depth):
     return False
 
 
+def plain_json(object value, /):
+    """Whether orjson writes ``value`` exactly as JSON: exact dict, list, str,
+    bool and None, ints of 64 bits (signed), finite floats, str keys, nested
+    less than 250 deep. False asks for the slow check, which names the path."""
+    return _plain_json(value, 0)
+
+
 cdef str _plain_json_cell(object value):
     # Only for values _plain_json accepts: dumps_cell cannot raise on them.
     try:

@@ -44,6 +44,7 @@ format_cell = _twin.format_cell
 key_order = _twin.key_order
 nest_rows = _twin.nest_rows
 parse_cell = _twin.parse_cell
+plain_json = _twin.plain_json
 scan_style = _twin.scan_style
 shared_keys = _twin.shared_keys
 unescape = _twin.unescape

@@ -105,6 +105,7 @@ __all__ = [
     "constant_columns",
     "column_prefixes",
     "key_order",
+    "plain_json",
 ]
 
 cdef object _ABSENT = ABSENT

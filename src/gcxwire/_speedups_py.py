@@ -42,6 +42,7 @@ __all__ = [
     "constant_columns",
     "column_prefixes",
     "key_order",
+    "plain_json",
 ]
 
 _UNESCAPED = {"t": "\t", "n": "\n"}
@@ -762,3 +763,33 @@ def _merge_orders(shapes: set[tuple[str, ...]], first: dict[str, int]) -> list[s
             if pending[nxt] == 0:
                 heapq.heappush(ready, (first[nxt], nxt))
     return order if len(order) == len(first) else None
+
+
+_ORJSON_DEPTH = 250
+
+
+def plain_json(value: object, /) -> bool:
+    """Whether orjson writes ``value`` exactly as JSON: exact dict, list, str,
+    bool and None, ints of 64 bits (signed), finite floats, str keys, nested
+    less than 250 deep. False asks for the slow check, which names the path."""
+    return _plain_json(value, 0)
+
+
+def _plain_json(value: object, depth: int) -> bool:
+    cls = type(value)
+    if cls is str or value is None or cls is bool:
+        return True
+    if cls is int:
+        return bool(-(2**63) <= value < 2**63)  # type: ignore[operator]
+    if cls is float:
+        return math.isfinite(value)  # type: ignore[arg-type]
+    if depth >= _ORJSON_DEPTH:
+        return False
+    if cls is dict:
+        return all(
+            type(key) is str and _plain_json(item, depth + 1)
+            for key, item in value.items()  # type: ignore[attr-defined]
+        )
+    if cls is list:
+        return all(_plain_json(item, depth + 1) for item in value)  # type: ignore[attr-defined]
+    return False

@@ -709,3 +709,29 @@ ORDER_ROWS = st.lists(
 @given(ORDER_ROWS)
 def test_key_order_agrees(rows: list[Any]) -> None:
     assert outcome(_speedups.key_order, rows) == outcome(_speedups_py.key_order, rows)
+
+
+_NOT_PLAIN = st.sampled_from(
+    [float("nan"), float("inf"), 2**63, -(2**63) - 1, 2**64, (1, 2), {1: 2}, b"x", True.__class__]
+)
+
+
+@need_ext
+@given(
+    st.recursive(
+        json_values(2) | _NOT_PLAIN,
+        lambda inner: (
+            st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner, max_size=3)
+        ),
+        max_leaves=12,
+    )
+)
+def test_plain_json_agrees(value: Any) -> None:
+    assert _speedups.plain_json(value) == _speedups_py.plain_json(value)
+
+
+def test_plain_json_depth_limit(twin: str) -> None:
+    deep: Any = 1
+    for _ in range(250):  # 250 lists deep, as is_plain and orjson take; 251 is refused
+        deep = [deep]
+    assert _impl.plain_json(deep) and not _impl.plain_json([deep])
