@@ -24,7 +24,7 @@ from gcxwire.limits import Limits
 from .. import reference_model
 from ..strategies import SCALARS, TEXT, same
 
-FEW = settings(max_examples=10, deadline=None)
+FEW = settings(max_examples=5, deadline=None)
 MANY = settings(max_examples=400, deadline=None)
 
 # Long member names make the JSON cells costly, so the child sections pay.
@@ -258,3 +258,8 @@ def test_max_depth_holds_for_child_paths() -> None:
     child = "GCX1 tool=t fields=x[],c of=x[]." + ".".join("k" * 12) + "\n0\tq"
     with pytest.raises(DecodeError, match="nests deeper than 10 levels"):
         gcx.decode(head + child, limits=Limits(max_depth=10))
+
+
+def test_reference_decoder_reads_child_sections_and_grandchildren() -> None:
+    reference_reads({"kind": "PodList", "items": [pod(0, 2), pod(1, 1)]})
+    reference_reads([{"id": i, "c": [{**pod(j, 2), "id": j} for j in range(2)]} for i in range(2)])
