@@ -128,6 +128,7 @@ class _Auto:
         self.exact: dict[str, int] = {}
         # name -> (header tokens, tokens of each sampled row): the same rows in every format
         self.sampled: dict[str, tuple[int, list[int]]] = {}
+        self.sections = False  # GCX1 wrote child sections: no sample of any size fits
 
     def text(self, name: str) -> str | None:
         """The candidate's text, written on first use; None if it cannot carry the value."""
@@ -171,6 +172,9 @@ class _Auto:
             else:
                 text = self.text(name)
                 if text is None:
+                    return None
+                if "\nGCX1" in text:  # child sections (of=): its lines are not one per row
+                    self.sections = True
                     return None
                 lines = text.split("\n")
                 at, head = picked, len(lines) - len(self.value)
@@ -246,7 +250,8 @@ class _Auto:
             if len(close) > 1 and (not fits or all(n in self.sampled for n in close)):
                 # Undecided on a sample: four times the rows halve its error,
                 # at a fraction of counting whole texts (while under half of the rows).
-                if isinstance(self.value, list) and size * _GROWTH * 2 < len(self.value):
+                grows = isinstance(self.value, list) and not self.sections
+                if grows and size * _GROWTH * 2 < len(self.value):
                     size *= _GROWTH
                     fits = self.estimate(size)
                     continue

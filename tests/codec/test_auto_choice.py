@@ -166,3 +166,17 @@ def test_candidates_a_few_percent_apart_are_told_apart_on_more_rows(
     chosen = select.encode(value, tool="t")
     assert select.detect(chosen) == "gcx"
     assert sum(counted) < 0.5 * len(chosen)
+
+
+def test_child_sections_are_not_read_as_rows() -> None:
+    """A list of objects in each row becomes a child section: the text has more
+    lines than rows, so no line may be taken for a sampled row."""
+    value = [
+        {"id": i, "name": f"n{i}", "labels": [{"k": f"l{j}", "c": j} for j in range(i % 3 + 1)]}
+        for i in range(300)
+    ]
+    choice = select._Auto(value, "t")
+    chosen = choice.choose()
+    assert choice.sections and "gcx" not in choice.sampled
+    check(value)
+    assert same(value, select.decode(chosen))

@@ -343,3 +343,13 @@ def test_dcp_is_skipped_only_where_it_costs_over_one_percent_more(make: Any, n: 
 def test_a_table_dcp_wins_still_goes_out_as_dcp() -> None:
     text = encoded(interceptor().rewrite_tool_result("t", text_result(_nested(300))))
     assert text.startswith('["$S"') and gcxwire.decode(text) == _nested(300)
+
+
+def test_a_table_with_child_sections_is_not_sampled_by_lines() -> None:
+    value = [{"id": i, "labels": [{"k": f"l{j}"} for j in range(i % 3 + 1)]} for i in range(300)]
+    ic = interceptor()
+    assert ic.lifecycle is not None
+    schema = ic.lifecycle.schema_for("t", value)
+    gcx = ic._encode_select("t", value, "gcx")
+    assert gcx is not None and "\nGCX1" in gcx.text
+    assert not ic._dcp_clearly_loses(Table("rows", value), schema, gcx)

@@ -416,8 +416,8 @@ class ResponseInterceptor:
         picked = [index * len(rows) // SAMPLED_ROWS for index in range(SAMPLED_ROWS)]
         lines = gcx.text.split("\n")
         head = len(lines) - len(rows)
-        if head < 1 or not gcx.text.startswith("GCX1"):
-            return False
+        if head < 1 or not gcx.text.startswith("GCX1") or "\nGCX1" in gcx.text:
+            return False  # child sections (of=): its lines are not one per row
         gcx_rows = [lines[head + index] + "\n" for index in picked]
         per_row = sum(map(len, gcx_rows)) / len(picked)
         if abs(len(gcx.text) - per_row * len(rows)) > 0.1 * len(gcx.text):
