@@ -48,6 +48,22 @@ def _encode_dcp(value: Any, tool: str) -> str:
     return text if "\n" in text else text + "\n"
 
 
+# gortex's Go decoder reads a line of at most this many UTF-8 bytes (bufio.Scanner's buffer,
+# a CR before the LF counted); auto never sends a GCX1 text it would refuse.
+GO_LINE_BYTES = 4 * 1024 * 1024 - 1
+
+
+def lines_fit_go(text: str) -> bool:
+    """Whether every line of ``text`` is short enough for the Go reference decoder."""
+    if len(text) * 4 <= GO_LINE_BYTES:  # 4 bytes per character at most
+        return True
+    return all(
+        len(line) * 4 <= GO_LINE_BYTES
+        or len(line.encode("utf-8", "surrogatepass")) <= GO_LINE_BYTES
+        for line in text.split("\n")
+    )
+
+
 # The candidates besides JSON, in tie-break order.
 _ENCODERS: dict[str, Callable[[Any, str], str]] = {"gcx": _encode_gcx, "dcp": _encode_dcp}
 
@@ -136,7 +152,8 @@ class _Auto:
             if name == "json":
                 raise AssertionError("JSON is written first")
             try:
-                self.texts[name] = _ENCODERS[name](self.value, self.tool)
+                text = _ENCODERS[name](self.value, self.tool)
+                self.texts[name] = text if name != "gcx" or lines_fit_go(text) else None
             except EncodeError:
                 self.texts[name] = None  # this format cannot carry the value; another one will
         return self.texts[name]

@@ -7,7 +7,9 @@ from typing import Any
 import pytest
 from hypothesis import strategies as st
 
+import gcxwire
 from gcxwire import _auto, tokens
+from gcxwire._auto import lines_fit_go
 from gcxwire._values import difference
 from gcxwire.errors import DecodeError, EncodeValueError
 
@@ -168,3 +170,30 @@ def test_decode_json_error_has_line_and_column() -> None:
 def test_difference(got: Any, want: Any, where: str | None) -> None:
     found = difference(want, got)
     assert (None if found is None else found[0]) == where
+
+
+GO_LINE = 4 * 1024 * 1024  # bytes: gortex's Go decoder refuses a line this long (seen, Go 1.19)
+
+
+@pytest.mark.parametrize(
+    ("text", "fits"),
+    [
+        ("GCX1 tool=t fields=a\n" + "x" * (GO_LINE - 1), True),
+        ("GCX1 tool=t fields=a\n" + "x" * GO_LINE, False),
+        ("GCX1 tool=t fields=a\n" + "x" * (GO_LINE - 1) + "\r\n1", False),  # the CR counts
+        ("GCX1 tool=t fields=a\n" + "é" * (GO_LINE // 2), False),  # bytes, not characters
+        ("GCX1 tool=t fields=a\n" + ("x" * (GO_LINE // 2) + "\n") * 3, True),  # per line
+    ],
+    ids=["one-byte-short", "4MiB", "4MiB-with-CR", "4MiB-of-utf8", "long-text-short-lines"],
+)
+def test_lines_fit_go_at_the_go_decoders_limit(text: str, fits: bool) -> None:
+    assert lines_fit_go(text) is fits
+
+
+@pytest.mark.slow
+def test_auto_does_not_send_gcx1_lines_the_go_decoder_refuses() -> None:
+    # Each row's text is one GCX1 line; a 4 MiB cell would make the payload unreadable in Go.
+    value = [{"id": 0, "a": "x y " * (GO_LINE // 4 + 10)}, {"id": 1, "a": "b"}, {"id": 2, "a": "c"}]
+    text = gcxwire.encode(value, tool="t")
+    assert not text.startswith("GCX1")
+    assert gcxwire.decode(text) == value
