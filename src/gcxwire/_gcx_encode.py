@@ -1166,9 +1166,12 @@ def _write_object(
         if keys and all(_field_text(k) is not None for k in keys):
             record, derived = _derive_record(obj, keys)
             style = _style([record], keys)
-            pairs = [*_style_pairs(keys, *style), *derived, (_IS, "object")]
+            row = encode_row(record, keys, *style)  # its paths are `$.key` already
+            paths: list[Path | None] = [(k,) for k in keys]
+            row, marks = _cell_styles(row, False, [record], keys, paths)  # json=raw, crlf=
+            pairs = [*_style_pairs(keys, *style), *derived, *marks, (_IS, "object")]
             out.append(_header_line(tool_text, keys, pairs))
-            out.append(encode_row(record, keys, *style) + "\n")  # its paths are `$.key` already
+            out.append(row + "\n")
         else:
             _write_value(out, tool_text, obj)
         return

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import orjson
 import pytest
 from hypothesis import strategies as st
 
@@ -609,6 +610,14 @@ def test_windows_line_ends_are_written_once_as_crlf() -> None:
     assert model["rows"][0]["body"] == "Setup\n\n    arr = 0\n"  # marked: LF for CR LF
     rows[1]["body"] += "lone\n"  # one line break without its CR: every CR stays raw
     assert "crlf=" not in roundtrip(rows)
+
+
+def test_a_record_takes_json_raw_and_crlf_too() -> None:
+    fields = {'k:{"uid":"57cc"}': {}, 'k:{"ip":"10.0.0.3"}': {}}
+    pod = {"name": "coredns", "fieldsV1": fields, "body": "one\r\ntwo\r\n\r\nfour\r\n"}
+    header, row = roundtrip(pod, tool="get_pod").split("\n")
+    assert header == "GCX1 tool=get_pod fields=name,fieldsV1,body json=raw crlf=body is=object"
+    assert row.split("\t")[1:] == [orjson.dumps(fields).decode(), "one\\ntwo\\n\\nfour\\n"]
 
 
 def test_template_decoding_refuses_what_it_cannot_derive() -> None:
