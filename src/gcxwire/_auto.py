@@ -20,7 +20,7 @@ from . import dcp, gcx, tokens
 from ._impl import plain_json
 from ._values import check_value, dumps, loads, same, with_default
 from .errors import DecodeError, EncodeError
-from .limits import DEFAULT_LIMITS, Limits, as_text, check_size, depth_exceeds
+from .limits import DEFAULT_LIMITS, Limits, as_text, check_json_numbers, check_size, depth_exceeds
 
 __all__ = ["FORMATS", "Format", "compact_json", "decode", "detect", "encode"]
 
@@ -332,6 +332,7 @@ def _loads_json(text: str, limits: Limits = DEFAULT_LIMITS) -> Any:
         text, limits.max_depth
     ):
         raise DecodeError(f"JSON nests deeper than {limits.max_depth} levels", text)
+    check_json_numbers(text, limits)
     try:
         return loads(text)
     except json.JSONDecodeError as exc:  # orjson's error is a subclass

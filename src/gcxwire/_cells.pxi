@@ -73,7 +73,7 @@ cdef str _fast_cell(object value):
         return _format_str(<str>value)
     if t is int:
         PyLong_AsLongLongAndOverflow(value, &overflow)
-        return PyObject_Str(value) if overflow == 0 else int_to_str(value)
+        return PyObject_Str(value) if overflow == 0 else None  # format_cell: a path on error
     if value is True:
         return u"true"
     if value is False:

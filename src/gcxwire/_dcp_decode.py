@@ -16,7 +16,16 @@ from ._dcp_encode import MARKERS, PLACEHOLDER, STYLES
 from ._dcp_schema import DcpSchema, SchemaRegistry, split_path
 from ._values import has_long_digits, loads, long_digit_lines
 from .errors import DecodeError
-from .limits import DEFAULT_LIMITS, Limits, as_text, check_size, depth_exceeds
+from .limits import (
+    DEFAULT_LIMITS,
+    Limits,
+    as_text,
+    check_json_numbers,
+    check_size,
+    depth_exceeds,
+    digit_limit,
+    long_json_number,
+)
 
 __all__ = ["decode", "header_id"]
 
@@ -65,6 +74,7 @@ class _Reader:
             line.text, limits.max_depth
         ):
             raise self.error(f"JSON nests deeper than {limits.max_depth} levels", line)
+        check_json_numbers(line.text, limits, self.doc, line.start)
         try:
             return loads(line.text, scan=self.long_digits)
         except json.JSONDecodeError as exc:
@@ -215,6 +225,9 @@ def _flat_records(
             return None
     # Each line as reader.json reads it: orjson, or the exact loads for a long digit run.
     exact = long_digit_lines(texts) if reader.long_digits else []
+    digits = digit_limit(limits)  # a number past it is the row loop's to refuse
+    if 0 < digits < 19 or any(long_json_number(texts[i], digits) >= 0 for i in exact):
+        return None
     try:
         plain = texts.copy() if exact else texts
         for i in exact:

@@ -15,7 +15,7 @@ import orjson
 
 from ._dcp_infer import infer_schema
 from ._dcp_schema import DcpSchema, Path, resolve, split_path, unwrap
-from ._values import ABSENT, check_value, dumps_valid, is_plain, path_join
+from ._values import ABSENT, check_value, dumps_valid, is_plain, path_join, too_many_digits
 from .errors import EncodeTypeError, EncodeValueError
 
 __all__ = ["MARKERS", "PLACEHOLDER", "STYLES", "Dialect", "Style", "encode"]
@@ -238,7 +238,7 @@ class _Table:
             cls = type(value)
             if value is ABSENT or value is None:
                 cells.append(absent)
-            elif cls is str or cls is int or cls is bool:
+            elif cls is str or cls is bool or (cls is int and not too_many_digits(value)):
                 cells.append(value)
             elif cls is float and math.isfinite(value):
                 cells.append(value)

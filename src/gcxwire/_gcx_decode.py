@@ -27,7 +27,16 @@ from ._gcx_model import (
 from ._impl import decode_row, decode_rows, nest_rows, parse_cell, unescape
 from ._values import ABSENT, NUMBER, int_to_str
 from .errors import DecodeError, UnsupportedVersionError
-from .limits import DEFAULT_LIMITS, Limits, check_numbers, check_size, depth_exceeds
+from .limits import (
+    DEFAULT_LIMITS,
+    Limits,
+    check_size,
+    depth_exceeds,
+    digit_limit,
+    digit_message,
+    digit_run,
+    long_json_number,
+)
 
 _NO_NAMES: frozenset[str] = frozenset()
 _STYLES = (_EMPTY, _FLOAT, _FLAT, _JSON, _STR, _CRLF)
@@ -473,7 +482,7 @@ class _Lines:
         if len(text) > limits.max_line:
             raise DecodeError.at(f"Line is longer than {limits.max_line} characters", self.doc, pos)
         if self.typed:
-            check_numbers(text, limits, self.doc, pos)
+            _check_numbers(text, limits, self.doc, pos)
         if text.startswith("GCX1"):
             self.header = header = _parse_header(text, self.doc, pos, limits)
             self.comments = []
@@ -522,6 +531,31 @@ class _Lines:
             start += len(cell) + 1
 
 
+def _check_numbers(text: str, limits: Limits, doc: str, at: int) -> None:
+    """Raise DecodeError if the typed line ``text`` (at ``at`` of ``doc``) holds a number
+    past the digit limit: a number cell, a number in a JSON literal cell, or in a header.
+
+    A string cell may hold any run of digits (``id 123…``): gcxwire writes it, so it
+    reads it. Linear: each run of digits is looked at once, its cell at most once.
+    """
+    limit = digit_limit(limits)
+    if limit <= 0 or len(text) <= limit:
+        return
+    run = digit_run(limit)
+    found = run.search(text)
+    header = text.startswith("GCX1")  # meta values are typed; rows start `\GCX1`
+    while found is not None:
+        start = text.rfind("\t", 0, found.start()) + 1
+        end = text.find("\t", found.end())
+        end = len(text) if end < 0 else end
+        cell = text[start:end]
+        if header or NUMBER.fullmatch(cell):
+            raise DecodeError.at(digit_message(limit), doc, at + found.start())
+        if cell[0] in "[{" and long_json_number(unescape(cell), limit) >= 0:
+            raise DecodeError.at(digit_message(limit), doc, at + start)
+        found = run.search(text, end)
+
+
 def _section_rows(
     state: _Lines, rows: list[dict[str, Any]], start: int
 ) -> tuple[int, list[dict[str, Any]]]:
@@ -541,7 +575,7 @@ def _section_rows(
     try:
         found, comments, stop, padded = decode_rows(
             text, base, state.cells, state.typed, header.empty_null, header.floats,
-            limits.max_line, limits.max_depth, limits.max_int_digits, state.padding,
+            limits.max_line, limits.max_depth, digit_limit(limits), state.padding,
         )  # fmt: skip
     except DecodeError as exc:
         where = exc.pos if text is doc else start + _original_pos(text, doc[start:], exc.pos)

@@ -41,7 +41,7 @@ from ._impl import (
     shared_keys,
     unescape,
 )
-from ._values import ABSENT, NUMBER, int_to_str, path_join
+from ._values import ABSENT, NUMBER, int_to_str, path_join, too_many_digits
 from .errors import EncodeError, EncodeTypeError, EncodeValueError
 
 # A column that holds one scalar in this many rows or more is written once, in
@@ -499,7 +499,7 @@ def _source_text(value: Any) -> str | None:
     # What a source cell puts into a template: a string, or an int's digits.
     if type(value) is str:
         return value
-    if type(value) is int:
+    if type(value) is int and not too_many_digits(value):  # else its cell reports it
         return int_to_str(value)
     return None
 

@@ -31,10 +31,14 @@ def _text(s: str) -> str:
     return escape(s.replace("\r", ""))
 
 
-def _cell(value: Any) -> str:
-    text = go_scalar(value)
-    if text is None:
-        text = go_marshal(value)
+def _cell(value: Any, path: str) -> str:
+    # go_scalar writes null (and so an absent key) as the empty cell.
+    try:
+        text = go_scalar(value)
+        if text is None:
+            text = go_marshal(value)
+    except EncodeError as exc:
+        raise exc.relocated(path) from None
     return _text(text)
 
 
@@ -57,7 +61,7 @@ def _header(tool: str, fields: Sequence[str], meta: dict[str, Any], path: str) -
     parts = [f"GCX1 tool={_token(_text(tool), 'The tool name', 'tool')} fields={names}"]
     for key in sorted(meta):
         at = path_join("$", key)  # meta members sit beside the rows, at the top
-        value = _token(_cell(meta[key]), f"Member {key!r}", at)
+        value = _token(_cell(meta[key], at), f"Member {key!r}", at)
         parts.append(f" {_token(_text(key), f'Member name {key!r}', at)}={value}")
     parts.append("\n")
     return "".join(parts)
@@ -93,7 +97,8 @@ def _section(
     if items == "value":
         out.append(_header(tool, ["value"], meta, path))
         for i, item in enumerate(rows):
-            out.append(_row(["" if item is None else _cell(item)], path_join(path, i)))
+            at = path_join(path, i)
+            out.append(_row([_cell(item, at)], at))
         return
     records = [r for r in rows if isinstance(r, dict)]
     fields = sorted({k for r in records for k in r})
@@ -105,7 +110,7 @@ def _section(
     for i, r in enumerate(rows):
         at = path_join(path, i)
         if isinstance(r, dict):
-            out.append(_row(["" if r.get(f) is None else _cell(r[f]) for f in fields], at))
+            out.append(_row([_cell(r.get(f), path_join(at, f)) for f in fields], at))
         elif items == "rows":
             try:
                 text = go_sprint(r)
@@ -122,7 +127,7 @@ def _encode_any(out: list[str], tool: str, value: Any) -> None:
     if isinstance(value, dict):
         fields = sorted(value)
         out.append(_header(tool, fields, {}, "$"))
-        out.append(_row(["" if value[f] is None else _cell(value[f]) for f in fields], "$"))
+        out.append(_row([_cell(value[f], path_join("$", f)) for f in fields], "$"))
     elif isinstance(value, list):
         objects = bool(value) and all(isinstance(v, dict) for v in value)
         _section(out, tool, value, {"rows": len(value)}, "$", items="rows" if objects else "value")

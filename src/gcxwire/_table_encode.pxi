@@ -96,7 +96,13 @@ cdef bint _put_cells(
             if overflow == 0:
                 _put_int(b, v)
             else:
-                _put_text(b, int_to_str(<object>p))
+                try:
+                    cell = int_to_str(<object>p)
+                except EncodeError as exc:
+                    raise exc.relocated(path_join("$", fields[i])).relocated(
+                        f"$[{index}]"
+                    ) from None
+                _put_text(b, cell)
         elif p == _TRUE:
             _put(b, b"true", 4)
         elif p == _FALSE:

@@ -8,9 +8,11 @@ none keeps its own copy.
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import re
+import sys
 from collections.abc import Callable
 from json.encoder import encode_basestring
 from typing import Any, Final
@@ -79,20 +81,39 @@ def path_join(path: str, key: str | int) -> str:
 
 # --- big integers ------------------------------------------------------------------------------
 
-# CPython 3.11+ refuses int<->str conversions over 4300 digits by default
-# (sys.int_max_str_digits); above that we convert in halves so any size works.
+# CPython refuses int -> str past sys.get_int_max_str_digits() (4300 digits by default;
+# 0: no limit), and so do gcxwire's encoders: the default decoders keep the same limit.
+# Reading may be allowed more (Limits.max_int_digits), so str_to_int converts in halves.
 _SAFE_DIGITS: Final = 4000
+_SAFE_BITS: Final = 13000  # fewer than 4000 decimal digits
+
+
+def _digits_error() -> EncodeValueError:
+    return EncodeValueError(
+        f"Int has more than {sys.get_int_max_str_digits()} digits, the interpreter's limit "
+        "(sys.set_int_max_str_digits raises it for writing and reading)"
+    )
+
+
+@functools.lru_cache(maxsize=4)
+def _power_of_ten(digits: int) -> int:
+    return int(10**digits)
+
+
+def too_many_digits(n: int) -> bool:
+    """Whether ``n`` has more digits than the interpreter lets ``str()`` write."""
+    if n.bit_length() < _SAFE_BITS:
+        return False
+    limit = sys.get_int_max_str_digits()
+    return limit > 0 and abs(n) >= _power_of_ten(limit)
 
 
 def int_to_str(n: int) -> str:
-    """Decimal text of ``n`` for ints of any size."""
-    if n.bit_length() < 13000:  # < 4000 decimal digits
+    """Decimal text of ``n``; EncodeValueError past the interpreter's digit limit."""
+    try:
         return str(n)
-    if n < 0:
-        return "-" + int_to_str(-n)
-    half = n.bit_length() * 3 // 20  # about half of its decimal digits
-    hi, lo = divmod(n, 10**half)
-    return int_to_str(hi) + int_to_str(lo).rjust(half, "0")
+    except ValueError:  # only the digit limit: str() of an int has no other failure
+        raise _digits_error() from None
 
 
 def str_to_int(text: str) -> int:
@@ -154,7 +175,11 @@ def check_value(value: Any, path: str = "$") -> None:
 
 def _check(value: Any, path: str, depth: int, open_ids: set[int]) -> None:
     # open_ids: the containers between the root and here; meeting one again is a cycle.
-    if isinstance(value, (str, int)) or value is None:
+    if isinstance(value, str) or value is None:
+        return
+    if isinstance(value, int):
+        if too_many_digits(value):
+            raise _digits_error().relocated(path)
         return
     if isinstance(value, float):
         if not math.isfinite(value):

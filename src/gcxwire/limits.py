@@ -9,13 +9,26 @@ from __future__ import annotations
 
 import functools
 import re
+import sys
 from dataclasses import dataclass
 from itertools import accumulate
 from typing import Final
 
 from .errors import DecodeError
 
-__all__ = ["Limits", "DEFAULT_LIMITS", "as_text", "depth_exceeds", "check_size"]
+__all__ = [
+    "Limits",
+    "DEFAULT_LIMITS",
+    "as_text",
+    "check_json_numbers",
+    "check_size",
+    "depth_exceeds",
+    "digit_limit",
+    "digit_message",
+    "digit_run",
+    "long_json_number",
+    "long_number",
+]
 
 
 @dataclass(frozen=True)
@@ -34,10 +47,12 @@ class Limits:
     #: per character of input: a short row over a wide header costs memory for every
     #: field, so rows of a few bytes cannot make gigabytes.
     max_padding: int = 1 << 20
-    #: Digits in one number (typed decoding; 0: no limit). Reading an int costs
-    #: more than linear time in its digits (12.8 M digits: 54 s). Not the stdlib's
-    #: 4,300: gcxwire writes ints of any size and reads its own output back.
-    max_int_digits: int = 1 << 16
+    #: Digits in one number read as data (0: no limit). None, the default, is the
+    #: interpreter's limit for int <-> text, ``sys.get_int_max_str_digits()`` (4,300
+    #: unless changed; 0: none), the one ``int()`` and ``json`` keep; gcxwire's
+    #: encoders keep it too, so they never write what the default decoders refuse.
+    #: Reading an int costs more than linear time in its digits (12.8 M digits: 54 s).
+    max_int_digits: int | None = None
 
 
 DEFAULT_LIMITS: Final = Limits()
@@ -66,29 +81,64 @@ def depth_exceeds(text: str, limit: int) -> bool:
     )
 
 
+# Before 3.10.7 (CVE-2020-10735) the interpreter had no limit.
+_interpreter_digits = getattr(sys, "get_int_max_str_digits", lambda: 0)
+
+
+def digit_limit(limits: Limits) -> int:
+    """The digit limit in force (0: none): ``limits.max_int_digits``, else the interpreter's."""
+    if limits.max_int_digits is not None:
+        return limits.max_int_digits
+    return int(_interpreter_digits())
+
+
+def digit_message(limit: int) -> str:
+    """The error for a number past ``limit`` digits, saying how to read it."""
+    return f"Number has more than {limit} digits (raise Limits.max_int_digits to read it)"
+
+
 @functools.lru_cache(maxsize=8)
-def _digit_run(limit: int) -> re.Pattern[str]:
-    # A run of more than `limit` digits that starts a number: not after a digit
-    # (so each run is tried once and the scan stays linear), a backslash (a
-    # string cell `\123`) or a quote (a JSON string).
+def digit_run(limit: int) -> re.Pattern[str]:
+    """A run of more than ``limit`` digits that starts a number: not after a digit (so
+    each run is tried once and a scan stays linear), a backslash (a GCX1 string cell
+    ``\\123``) or a quote (a JSON string)."""
     return re.compile(rf'(?<![0-9\\"])[0-9]{{{limit + 1}}}')
 
 
 def long_number(text: str, limit: int) -> int:
-    """Where ``text`` holds a number of more than ``limit`` digits (0: no limit), or -1."""
+    """Where ``text`` holds a run of more than ``limit`` digits that may start a number
+    (0: no limit), or -1: the leaves' quick look, before a line is read cell by cell."""
     if limit <= 0 or len(text) <= limit:
         return -1
-    found = _digit_run(limit).search(text)
+    found = digit_run(limit).search(text)
     return -1 if found is None else found.start()
 
 
-def check_numbers(text: str, limits: Limits, doc: str | None = None, at: int = 0) -> None:
-    """Raise DecodeError if ``text`` (at offset ``at`` of ``doc``) holds a too long number."""
-    limit = limits.max_int_digits
-    found = long_number(text, limit)
-    if found >= 0:
-        msg = f"Number has more than {limit} digits (Limits.max_int_digits)"
-        raise DecodeError.at(msg, text if doc is None else doc, at + found)
+def _blank(match: re.Match[str]) -> str:
+    return " " * len(match.group())
+
+
+def long_json_number(text: str, limit: int) -> int:
+    """Where JSON ``text`` holds a number of more than ``limit`` digits, or -1.
+
+    Digits inside strings do not count; strings are blanked out (keeping every
+    offset) only when a long run of digits was found at all.
+    """
+    if limit <= 0 or len(text) <= limit:
+        return -1
+    run = digit_run(limit)
+    found = run.search(text)
+    if found is not None and '"' in text:
+        found = run.search(_STRING.sub(_blank, text), found.start())
+    return -1 if found is None else found.start()
+
+
+def check_json_numbers(text: str, limits: Limits, doc: str | None = None, at: int = 0) -> None:
+    """Raise DecodeError if JSON ``text`` (at offset ``at`` of ``doc``) holds a too long number."""
+    limit = digit_limit(limits)
+    pos = long_json_number(text, limit)
+    if pos >= 0:
+        raise DecodeError.at(digit_message(limit), text if doc is None else doc, at + pos)
 
 
 def check_size(doc: str, limits: Limits) -> None:

@@ -8,14 +8,16 @@ the bound (30x) is generous both ways.
 
 from __future__ import annotations
 
+import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from types import ModuleType
 from typing import Any
 
 import pytest
 
-from gcxwire import _impl, _speedups_py, gcx
+import gcxwire
+from gcxwire import _impl, _speedups_py, dcp, gcx
 from gcxwire.errors import DecodeError, EncodeError
 from gcxwire.limits import Limits
 
@@ -318,7 +320,15 @@ def test_reference_profile_edges_only_rule_needs_no_nodes_key() -> None:
 # ------------------------------------------------------------------ big ints
 
 
-BIG = "9" * 70_000  # past the default limit of 65,536 digits
+BIG = "9" * 70_000  # past any default limit
+
+
+@pytest.fixture
+def interpreter_digits() -> Iterator[Callable[[int], None]]:
+    """``sys.set_int_max_str_digits``, put back after the test."""
+    before = sys.get_int_max_str_digits()
+    yield sys.set_int_max_str_digits
+    sys.set_int_max_str_digits(before)
 
 
 @pytest.mark.parametrize(
@@ -327,25 +337,96 @@ BIG = "9" * 70_000  # past the default limit of 65,536 digits
         f"GCX1 tool=t fields=a\n{BIG}\n",
         f"GCX1 tool=t fields=a\n[1,-{BIG}]\n",
         f"GCX1 tool=t fields=a m={BIG}\n1\n",
+        f"GCX1 tool=t fields=a,b\nx\t{BIG}.5\n",
     ],
 )
 def test_numbers_past_the_digit_limit_are_refused_before_they_are_read(text: str) -> None:
     # Reading an int costs more than linear time in its digits (12.8 MB: 54 s).
-    with pytest.raises(DecodeError, match="more than 65536 digits"):
+    limit = sys.get_int_max_str_digits()
+    with pytest.raises(DecodeError, match=f"more than {limit} digits"):
         gcx.decode(text)
-    with pytest.raises(DecodeError, match="more than 65536 digits"):
+    with pytest.raises(DecodeError, match=f"more than {limit} digits"):
         gcx.Decoder().feed(text)
     with pytest.raises(DecodeError, match="more than 10 digits"):
         gcx.decode(text.replace(BIG, "9" * 11), limits=Limits(max_int_digits=10))
 
 
-def test_the_digit_limit_is_configurable_and_spares_strings() -> None:
-    text = "GCX1 tool=t fields=a\n" + "9" * 5000 + "\n"
-    assert gcx.decode(text) == [{"a": 10**5000 - 1}]
-    assert gcx.decode(f"GCX1 tool=t fields=a\n{BIG}\n", limits=Limits(max_int_digits=0))
-    # A string of digits is a string cell (`\999...`) or a JSON string: not a number.
-    assert gcx.decode(gcx.encode([{"a": BIG}], tool="t")) == [{"a": BIG}]
+def _number_payloads(digits: str) -> list[tuple[Callable[..., Any], str]]:
+    # One number of those digits in each format the decoders read.
+    return [
+        (gcx.decode, f"GCX1 tool=t fields=a,b\nx\t{digits}\n"),
+        (gcx.decode, f'GCX1 tool=t fields=a\n[{{"k":-{digits}}}]\n'),
+        (dcp.decode, f'["$S","t:v1","a","b"]\n["x",{digits}]\n'),
+        (gcxwire.decode, f'{{"a":"x","b":[{digits}]}}'),
+    ]
+
+
+def test_the_default_digit_limit_is_the_interpreters(
+    interpreter_digits: Callable[[int], None],
+) -> None:
+    # As int() and json.loads: 4,300 digits unless sys.set_int_max_str_digits says otherwise.
+    interpreter_digits(4300)
+    for decode, text in _number_payloads("9" * 4300):
+        assert decode(text)
+    for decode, text in _number_payloads("9" * 4301):
+        with pytest.raises(DecodeError, match="more than 4300 digits.*Limits.max_int_digits"):
+            decode(text)
+        assert decode(text, limits=Limits(max_int_digits=4301))  # an explicit limit wins
+        interpreter_digits(5000)
+        assert decode(text)
+        with pytest.raises(DecodeError, match="more than 100 digits"):
+            decode(text, limits=Limits(max_int_digits=100))
+        interpreter_digits(0)  # no limit
+        assert decode(text)
+        interpreter_digits(4300)
+
+
+def test_encoders_refuse_ints_the_default_decoders_would_refuse(
+    interpreter_digits: Callable[[int], None],
+) -> None:
+    # Writing in halves used to bypass the limit: gcxwire wrote what it then refused to read.
+    interpreter_digits(4300)
+    big = 10**4300  # 4301 digits
+    cases: list[tuple[Callable[[], str], str]] = [
+        (lambda: gcx.encode([{"a": 1}, {"a": big}], tool="t"), "$[1].a"),
+        (lambda: gcx.encode({"a": "x", "b": big}, tool="t"), "$.b"),
+        (lambda: gcx.encode({"a": [1, {"k": -big}]}, tool="t"), "$.a[1].k"),
+        (lambda: gcx.encode(big, tool="t"), "$"),
+        (
+            lambda: gcx.encode({"results": [{"a": big}]}, tool="t", profile="reference"),
+            "$.results[0].a",
+        ),
+        (lambda: dcp.encode([{"a": "x", "b": big}]), "$[0].b"),
+        (lambda: gcxwire.encode({"a": [big]}, tool="t", format="json"), "$.a[0]"),
+        (lambda: gcxwire.encode([{"a": big}], tool="t"), "$[0].a"),
+    ]
+    for encode, path in cases:
+        with pytest.raises(
+            EncodeError, match="more than 4300 digits.*sys.set_int_max_str_digits"
+        ) as info:
+            encode()
+        assert info.value.path == path
+    value = [{"a": big - 1}, {"a": -(big - 1)}]  # 4300 digits: written, and read back
+    assert gcx.decode(gcx.encode(value, tool="t")) == value
+    assert dcp.decode(dcp.encode(value)) == value
+    interpreter_digits(5000)  # raised: written, and read back by the default decoders
+    value = [{"a": big}]
+    for fmt in ("gcx", "dcp", "json"):
+        assert gcxwire.decode(gcxwire.encode(value, tool="t", format=fmt)) == value
+
+
+def test_runs_of_digits_in_strings_are_not_numbers() -> None:
+    # Only numbers are limited: a string of any digits is written and read back.
+    digits = "7" * 70_000
+    value = [
+        {"a": f"id {digits}", "b": digits, "c": [f"{digits}"], "d": {"k": f'x"{digits}'}},
+        {"a": f"{digits} x", "b": "-" + digits, "c": [], "d": {}},
+    ]
+    assert gcx.decode(gcx.encode(value, tool="t")) == value
+    assert dcp.decode(dcp.encode(value)) == value
+    assert gcxwire.decode(gcxwire.encode(value, tool="t", format="json")) == value
     assert gcx.decode(f'GCX1 tool=t fields=a\n["{BIG}"]\n') == [{"a": [BIG]}]
+    assert gcx.decode(f"GCX1 tool=t fields=a\n{BIG}\n", limits=Limits(max_int_digits=0))
 
 
 def test_a_huge_number_is_refused_in_linear_time() -> None:
