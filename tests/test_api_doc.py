@@ -110,6 +110,8 @@ def test_every_public_exception_lives_in_errors() -> None:
         "gcxwire.proxy.gateway_config",
         "gcxwire.proxy.presets",
         "gcxwire.proxy.http_upstream",
+        "gcxwire.proxy.framing",
+        "gcxwire.proxy.upstream",
     ]
     for module in [*MODULES, *config]:
         mod = importlib.import_module(module)

@@ -16,6 +16,7 @@ schema inference). See docs/dcp.md for what a round trip keeps and loses in each
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from . import _dcp_decode, _dcp_encode, _layout_dcp
@@ -25,7 +26,7 @@ from ._dcp_schema import REGISTRY_SCHEMA, DcpSchema, SchemaRegistry
 from ._layout_check import OnDrift, screen
 from ._layout_file import Registry
 from ._layout_model import Layout
-from ._values import difference
+from ._values import difference, with_default
 from .errors import DecodeError, EncodeValueError
 from .limits import DEFAULT_LIMITS, Limits
 
@@ -51,6 +52,7 @@ def encode(
     text_key: str | None = None,
     exact: bool = False,
     on_drift: OnDrift = "raise",
+    default: Callable[[Any], Any] | None = None,
 ) -> str:
     """Encode a list of records (or a ``{..., "items": [...]}`` wrapper) as DCP text.
 
@@ -70,8 +72,12 @@ def encode(
     function, called with the ``Drift``) are written with the inferred schema instead.
 
     Raises ``EncodeError`` for anything that is not a list of objects or a wrapper, and for
-    values JSON cannot carry (NaN, non-string keys, sets...).
+    values JSON cannot carry (NaN, non-string keys, sets...); ``default``, as in
+    ``json.dumps``, is called instead for each object of a type JSON has no form for (a
+    datetime, a UUID...) and returns a JSON value for it.
     """
+    if default is not None:
+        records = with_default(records, default)
     reader: DcpSchema | Layout | None = schema  # what exact=True decodes with
     if isinstance(schema, Layout):
         fits = screen(schema, records, on_drift)

@@ -27,6 +27,8 @@ __all__ = [
     "LayoutError",
     "ScorecardError",
     "HttpUnavailable",
+    "ClientGone",
+    "UpstreamGone",
 ]
 
 
@@ -172,3 +174,13 @@ class ScorecardError(GcxwireError):
 
 class HttpUnavailable(GcxwireError, RuntimeError):
     """``gcxwire proxy --url`` needs the optional HTTP client: ``pip install "gcxwire[http]"``."""
+
+
+class ClientGone(GcxwireError, ConnectionError):
+    """The proxy's client closed its end of the output: nothing written can reach it
+    (``proxy.framing.LineWriter`` raises it; the proxy then stops)."""
+
+
+class UpstreamGone(GcxwireError, ConnectionError):
+    """The proxied server's stdin is closed: it exited or crashed
+    (``proxy.upstream.Upstream`` raises it; open calls get an error answer)."""

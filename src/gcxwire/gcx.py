@@ -8,7 +8,7 @@ grammar, typing rule and shape mapping are in docs/wire-format.md.
 from __future__ import annotations
 
 import codecs
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Literal
 
 from . import _layout_gcx
@@ -20,7 +20,7 @@ from ._json import RawNumber, go_marshal, loads_exact
 from ._layout_check import OnDrift, screen
 from ._layout_model import Layout
 from ._reference import encode_reference
-from ._values import MAX_DEPTH, path_join
+from ._values import MAX_DEPTH, path_join, with_default
 from .errors import DecodeError, EncodeValueError
 from .limits import DEFAULT_LIMITS, Limits, as_text
 
@@ -61,6 +61,7 @@ def encode(
     profile: Profile = "typed",
     layout: Layout | None = None,
     on_drift: OnDrift = "raise",
+    default: Callable[[Any], Any] | None = None,
 ) -> str:
     """Encode a JSON value as GCX1 text.
 
@@ -74,8 +75,12 @@ def encode(
     ``on_drift="fallback"`` (or a function, called with the ``Drift``) it is written as
     without a layout instead.
 
-    Raises EncodeError, naming the value's path, for what JSON cannot carry.
+    Raises EncodeError, naming the value's path, for what JSON cannot carry; ``default``,
+    as in ``json.dumps``, is called instead for each object of a type JSON has no form for
+    (a datetime, a UUID...) and returns a JSON value for it.
     """
+    if default is not None:
+        value = with_default(value, default)
     if layout is None:
         return _encode(value, tool, profile)
     if not isinstance(layout, Layout):

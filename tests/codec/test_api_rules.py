@@ -50,6 +50,27 @@ def test_default_converts_in_every_format(fmt: str) -> None:
     assert rows[0]["at"] == datetime.date(2026, 12, 1)  # the caller's value is not changed
 
 
+def test_the_same_default_hook_on_every_encoder() -> None:
+    # gcx.encode and dcp.encode take the hook gcxwire.encode takes, and write the same.
+    rows = [{"id": i, "at": datetime.date(2026, 12, i), "e": Color.RED} for i in (1, 2)]
+    want = [{"id": i, "at": f"2026-12-0{i}", "e": "Color.RED"} for i in (1, 2)]
+    gcx_text = gcx.encode(rows, tool="t", default=str)
+    assert gcx_text == gcxwire.encode(rows, tool="t", format="gcx", default=str)
+    assert gcx.decode(gcx_text) == want
+    dcp_text = dcp.encode(rows, default=str, exact=True)
+    assert dcp.decode(dcp_text) == want
+    encoders: list[Callable[[], str]] = [
+        lambda: gcx.encode(rows, tool="t"),
+        lambda: dcp.encode(rows),
+    ]
+    for encode in encoders:
+        with pytest.raises(EncodeError) as caught:  # without the hook: refused, as before
+            encode()
+        assert caught.value.path == "$[0].at"
+    with pytest.raises(EncodeError, match="nan"):  # a hook converts types, not values
+        gcx.encode([{"a": math.nan}], tool="t", default=str)
+
+
 def test_default_is_not_asked_about_nan() -> None:
     with pytest.raises(EncodeError, match="nan"):
         gcxwire.encode([{"a": math.nan}], tool="t", format="json", default=str)

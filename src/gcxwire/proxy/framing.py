@@ -14,10 +14,11 @@ import os
 import stat
 from collections.abc import Awaitable, Callable
 
+from ..errors import ClientGone
+
 __all__ = [
     "BROKEN_PIPE_STATUS",
     "ChunkSource",
-    "ClientGone",
     "LineReader",
     "LineWriter",
     "open_stdio",
@@ -30,10 +31,6 @@ CHUNK_SIZE = 1 << 16
 BROKEN_PIPE_STATUS = 128 + 13
 # How long the last lines may take to reach the client at exit.
 FLUSH_TIMEOUT = 10.0
-
-
-class ClientGone(ConnectionError):
-    """The client closed its end of our output: nothing written can reach it."""
 
 
 ChunkSource = Callable[[], Awaitable[bytes]]

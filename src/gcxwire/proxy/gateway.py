@@ -65,6 +65,7 @@ from typing import Any, TypeGuard
 import orjson
 
 from .._version import __version__
+from ..errors import ClientGone
 from .catalog import (
     LIST_KINDS,
     PROMPTS,
@@ -79,7 +80,7 @@ from .catalog import (
     split_name,
     with_inner_name,
 )
-from .framing import ClientGone, LineReader, LineWriter
+from .framing import LineReader, LineWriter
 from .gateway_config import ServerSpec
 from .http_upstream import HttpUpstream
 from .interceptor import ResponseInterceptor

@@ -46,7 +46,7 @@ if TYPE_CHECKING:
 
 __all__ = ["HTTP_FAILED", "HttpUnavailable", "HttpUpstream", "require_httpx"]
 
-log = logging.getLogger("gcxwire.proxy")
+log = logging.getLogger(__name__)
 
 # Our own code for "the HTTP server did not answer this request", outside the
 # spec's reserved -32768..-32000 (the relay's -31000 means a stdio server exited).

@@ -55,7 +55,7 @@ __all__ = [
     "instructions_hint",
 ]
 
-log = logging.getLogger("gcxwire.proxy")
+log = logging.getLogger(__name__)
 
 # Text that is not JSON is passed through; above this many characters its tokens
 # are not counted (8 MB of one repeated character take cl100k ~7 s of CPU), only bytes.

@@ -17,6 +17,7 @@ from typing import Any, Protocol, TypeVar
 
 import orjson
 
+from ..errors import UpstreamGone
 from .http_upstream import HttpUpstream
 from .jsonrpc import (
     UPSTREAM_BUSY,
@@ -30,7 +31,7 @@ from .jsonrpc import (
     parse_line,
     response_id,
 )
-from .upstream import DRAIN_AFTER_EXIT_TIMEOUT, Upstream, UpstreamGone
+from .upstream import DRAIN_AFTER_EXIT_TIMEOUT, Upstream
 
 __all__ = ["ResponseRewriter", "UpstreamLink", "describe_exit", "exit_status"]
 

@@ -36,7 +36,7 @@ __all__ = ["FieldFilter", "PresetError", "load_filters", "load_layouts", "load_s
 # Declared layouts (gcxwire.layouts): one document per file, or a registry of them.
 LAYOUT_FILES = (".layout.json", ".layouts.json")
 
-log = logging.getLogger("gcxwire.proxy")
+log = logging.getLogger(__name__)
 
 Row = dict[str, Any]
 

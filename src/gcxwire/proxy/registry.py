@@ -36,7 +36,7 @@ from .link import ResponseRewriter
 
 __all__ = ["SCHEMAS_URI", "SchemaResources", "ServedRegistry", "lifecycle_schemas", "tool_uri"]
 
-log = logging.getLogger("gcxwire.proxy")
+log = logging.getLogger(__name__)
 
 SCHEMAS_URI = "gcxwire://schemas"
 MIME_TYPE = "text/plain"  # DCP is JSON lines; a client shows text/* as it is

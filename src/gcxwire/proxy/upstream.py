@@ -18,9 +18,10 @@ import signal
 import sys
 from collections.abc import Callable, Mapping, Sequence
 
+from ..errors import UpstreamGone
 from .framing import LineReader
 
-__all__ = ["BASE_ENV", "Upstream", "UpstreamGone", "server_env"]
+__all__ = ["BASE_ENV", "Upstream", "server_env"]
 
 log = logging.getLogger(__name__)
 
@@ -93,10 +94,6 @@ async def _exited(process: asyncio.subprocess.Process, timeout: float | None) ->
             return None
         await asyncio.sleep(EXIT_POLL)
     return process.returncode
-
-
-class UpstreamGone(ConnectionError):
-    """The upstream's stdin is closed: it exited or crashed."""
 
 
 def _die_with_us() -> Callable[[], None] | None:
