@@ -353,3 +353,11 @@ def test_a_table_with_child_sections_is_not_sampled_by_lines() -> None:
     gcx = ic._encode_select("t", value, "gcx")
     assert gcx is not None and "\nGCX1" in gcx.text
     assert not ic._dcp_clearly_loses(Table("rows", value), schema, gcx)
+
+
+def test_a_gcx1_line_the_go_decoder_refuses_is_no_candidate() -> None:
+    # gortex's Go decoder refuses a line of 4 MiB or more; a cell that long is one line.
+    value = [{"id": 0, "a": "é" * (2 * 1024 * 1024)}, {"id": 1, "a": "b"}]  # 4 MiB of UTF-8
+    ic = interceptor()
+    assert ic._encode_select("t", value, "gcx") is None
+    assert ic._encode_select("t", value[1:], "gcx") is not None
