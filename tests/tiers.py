@@ -30,9 +30,13 @@ def tiers(*, fast: int, many: int) -> pytest.MarkDecorator:
 def prove(examples: int, check: Callable[..., object], *strategies: SearchStrategy[Any]) -> None:
     """Call ``check(*values)`` on ``examples`` examples, one value drawn from each strategy."""
 
-    @settings(max_examples=examples, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-    @given(st.tuples(*strategies))
     def run(values: tuple[Any, ...]) -> None:
         check(*values)
 
-    run()
+    # Hypothesis keys its example database by the test's source, the same for every `run`:
+    # the name of the check tells the properties apart (as its pytest plugin does per case).
+    setattr(run, "_hypothesis_internal_add_digest", check.__qualname__.encode())  # noqa: B010
+    tuned = settings(
+        max_examples=examples, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+    )
+    tuned(given(st.tuples(*strategies))(run))()
