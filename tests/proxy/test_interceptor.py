@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from typing import Any
 
 import orjson
@@ -159,6 +160,24 @@ def test_integers_beyond_64_bits_keep_every_digit() -> None:
     big = [{"id": 2**70 + i, "name": f"n{i}"} for i in range(10)]
     text = encoded(interceptor().rewrite_tool_result("t", text_result(big)))
     assert gcxwire.decode(text) == big
+
+
+def test_a_number_past_the_digit_limit_is_not_read_and_passes_through() -> None:
+    # Reading an int costs more than linear time in its digits (12.8 M digits: 54 s on
+    # the proxy's path); past the interpreter's limit the proxy does not read it at all.
+    from gcxwire.proxy import codecs
+
+    digits = "9" * (sys.get_int_max_str_digits() + 1)
+    text = f'[{{"id": 1, "n": {digits}, "s": "x"}}, {{"id": 2, "n": 1, "s": "y"}}]'
+    with pytest.raises(ValueError, match="digits"):
+        codecs.loads(text)
+    assert codecs.loads(text.replace(digits, "9" * 40)) == [
+        {"id": 1, "n": 10**40 - 1, "s": "x"},
+        {"id": 2, "n": 1, "s": "y"},
+    ]
+    assert codecs.loads(f'["{digits}"]') == [digits]  # digits in a string are no number
+    result = {"content": [{"type": "text", "text": text}]}
+    assert interceptor().rewrite_tool_result("t", result) is None
 
 
 def test_structured_drop_removes_structured_content_only_when_rewritten() -> None:

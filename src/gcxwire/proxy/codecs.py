@@ -14,7 +14,9 @@ from typing import Any
 
 from .. import _auto, tokens
 from .._auto import Format
-from .._values import difference, dumps_valid, loads, same
+from .._values import difference, dumps_valid, has_long_digits, same
+from .._values import loads as _exact_loads
+from ..limits import DEFAULT_LIMITS, digit_limit, long_json_number
 from .lifecycle import SchemaVersion
 from .tabular import Table
 
@@ -36,6 +38,20 @@ __all__ = [
     "spread_of_total",
     "stats_tokens",
 ]
+
+
+def loads(text: str) -> Any:
+    """A result's JSON text, exactly (ints past 64 bits too), as the proxy reads it.
+
+    A number past the interpreter's digit limit raises ``ValueError`` (the result then
+    passes through as it came): reading one costs more than linear time, so one long
+    number from a server could hold the proxy for a minute (12.8 M digits: 54 s).
+    """
+    if not has_long_digits(text):
+        return _exact_loads(text, scan=False)
+    if long_json_number(text, digit_limit(DEFAULT_LIMITS)) >= 0:
+        raise ValueError("A number has more digits than the interpreter's limit")
+    return _exact_loads(text)
 
 
 @functools.lru_cache(maxsize=4)
