@@ -50,3 +50,10 @@ def test_cited_test_names_exist() -> None:
             defined.update(re.findall(r"def (test_\w+)", source.read_text(encoding="utf-8")))
     cited = {name for doc in DOCS for name in _TEST.findall(doc.read_text(encoding="utf-8"))}
     assert sorted(cited - defined) == []
+
+
+def test_every_header_marker_is_in_the_wire_format_doc() -> None:
+    from gcxwire._gcx_model import _CONTROL
+
+    spec = (ROOT / "docs" / "wire-format.md").read_text(encoding="utf-8")
+    assert [key for key in _CONTROL if f"`{key}=" not in spec] == []
