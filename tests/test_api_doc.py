@@ -104,6 +104,13 @@ def test_moved_gcx_names_still_import_with_a_deprecation() -> None:
         assert gcxwire.encode is importlib.import_module("gcxwire._auto").encode
 
 
+def test_api_doc_lists_every_error() -> None:
+    # gcxwire.errors documents only what gcxwire does not re-export.
+    errors = importlib.import_module("gcxwire.errors")
+    documented = {_name(h) for h in SECTIONS["gcxwire.errors"] + SECTIONS["gcxwire"]}
+    assert sorted(set(errors.__all__) - documented) == []
+
+
 def test_every_public_exception_lives_in_errors() -> None:
     errors = importlib.import_module("gcxwire.errors")
     config = [
