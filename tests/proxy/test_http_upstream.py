@@ -542,7 +542,7 @@ def test_without_httpx_a_url_is_refused_with_the_install_command() -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, timeout=TIMEOUT)
     assert done.returncode == 1
-    assert b"pip install 'gcxwire[http]'" in done.stderr
+    assert b"need httpx (the http extra): pip install httpx" in done.stderr
 
 
 def test_the_stdio_proxy_does_not_import_httpx() -> None:

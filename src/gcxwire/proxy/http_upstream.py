@@ -73,7 +73,8 @@ def require_httpx() -> Any:
         import httpx
     except ModuleNotFoundError as exc:
         raise HttpUnavailable(
-            "remote servers (--url, or a url in --servers) need httpx: pip install 'gcxwire[http]'"
+            "Remote servers (--url, or a url in --servers) need httpx (the http extra):"
+            " pip install httpx"
         ) from exc
     return httpx
 
