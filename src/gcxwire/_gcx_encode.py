@@ -438,6 +438,45 @@ def _at(row: Any, path: Path) -> Any:
     return row
 
 
+def _column(rows: Sequence[Any], path: Path) -> list[Any]:
+    """``[_at(row, path) for row in rows]`` in one walk (a call per row cost most passes)."""
+    if len(path) == 1:
+        key = path[0]
+        return [row.get(key, ABSENT) if type(row) is dict else ABSENT for row in rows]
+    if len(path) == 2:
+        outer, inner = path
+        heads = [row.get(outer, ABSENT) if type(row) is dict else ABSENT for row in rows]
+        return [v.get(inner, ABSENT) if type(v) is dict else ABSENT for v in heads]
+    return [_at(row, path) for row in rows]
+
+
+def _source_texts(values: Iterable[Any]) -> list[str | None]:
+    # _source_text of each value.
+    return [v if type(v) is str else int_to_str(v) if type(v) is int else None for v in values]
+
+
+class _Columns:
+    """A section's columns, each read from its rows once and kept while the passes ask."""
+
+    def __init__(self, rows: Sequence[Any]) -> None:
+        self.rows = rows
+        self._values: dict[Path, list[Any]] = {}
+        self._texts: dict[Path, list[str | None]] = {}
+
+    def values(self, path: Path) -> list[Any]:
+        got = self._values.get(path)
+        if got is None:
+            got = self._values[path] = _column(self.rows, path)
+        return got
+
+    def texts(self, path: Path) -> list[str | None]:
+        # Each row's _source_text at the path.
+        got = self._texts.get(path)
+        if got is None:
+            got = self._texts[path] = _source_texts(self.values(path))
+        return got
+
+
 def _common_prefix(first: str, n: int) -> str | None:
     # The prefix to write for a column whose strings share first[:n] (first the least).
     cut = first.rfind("/", 0, n)
@@ -510,6 +549,7 @@ def _templates(
     paths: Sequence[Path],
     held: Iterable[str],
     prefixes: dict[int, str],
+    cols: _Columns | None = None,
 ) -> dict[int, Derived]:
     """Columns that repeat another column's text inside a fixed one: index -> derivation.
 
@@ -532,6 +572,8 @@ def _templates(
         texts.append(text or None)
     found: dict[int, Derived] = {}
     sources: set[int] = set()
+    if cols is None:  # each column read once, whichever candidates ask for it
+        cols = _Columns(rows)
     for k, (name, path) in enumerate(zip(fields, paths, strict=True)):
         start = _at(first, path)
         if k in sources or name in skip or type(start) is not str or len(start) < _TEMPLATE_MIN:
@@ -544,7 +586,7 @@ def _templates(
                 before, after = start[:at], start[at + len(text) :]
                 if _SPACE.search(before) or _SPACE.search(after):
                     continue  # a header token holds no whitespace
-                matches = _follow(rows, path, paths[s], before, after, best[0] if best else 0)
+                matches = _follow(rows, path, paths[s], before, after, best[0] if best else 0, cols)
                 if matches and (best is None or (matches, len(text)) > best[:2]):
                     best = (matches, len(text), s, before, after)
         if best is None:
@@ -555,10 +597,8 @@ def _templates(
         cut = len(prefixes.get(k, ""))
         blanked = sum(
             len(value) - cut
-            for row in rows
-            if type(value := _at(row, path)) is str
-            and (text := _source_text(_at(row, paths[s]))) is not None
-            and value == before + text + after
+            for value, text in zip(cols.values(path), cols.texts(paths[s]), strict=True)
+            if type(value) is str and text is not None and value == before + text + after
         )
         cost = 2 * (len(before) + len(after) + len(fields[s]) + 2)
         if len(rows) < _TEMPLATE_ROWS:  # the header's repeated name, shared by few cells
@@ -570,9 +610,7 @@ def _templates(
     for k, (s, before, after) in found.items():
         if k in prefixes:
             kept = 0
-            for row in rows:
-                value = _at(row, path := paths[k])
-                text = _source_text(_at(row, paths[s]))
+            for value, text in zip(cols.values(paths[k]), cols.texts(paths[s]), strict=True):
                 if type(value) is str and (text is None or value != before + text + after):
                     kept += 1
             if kept < _PREFIX_ROWS:
@@ -581,7 +619,13 @@ def _templates(
 
 
 def _follow(
-    rows: Sequence[dict[str, Any]], path: Path, source: Path, before: str, after: str, beat: int
+    rows: Sequence[dict[str, Any]],
+    path: Path,
+    source: Path,
+    before: str,
+    after: str,
+    beat: int,
+    cols: _Columns | None = None,
 ) -> int:
     """How many rows hold ``before + source text + after`` at ``path``.
 
@@ -594,17 +638,18 @@ def _follow(
         probed = [rows[i * size // _PROBES] for i in range(_PROBES)]
         if _follow(probed, path, source, before, after, 0) == 0:
             return 0
-    count = 0
-    for i, row in enumerate(rows):
-        value = _at(row, path)
-        if value is ABSENT:
-            return 0
-        text = _source_text(_at(row, source)) if type(value) is str else None
-        if text is not None and value == before + text + after:
-            count += 1
-        elif count + size - i - 1 < need:
-            return 0
-    return count
+    if cols is None:
+        cols = _Columns(rows)
+    values = cols.values(path)
+    if any(value is ABSENT for value in values):
+        return 0
+    count = sum(
+        1
+        for value, text in zip(values, cols.texts(source), strict=True)
+        if type(value) is str and text is not None and value == before + text + after
+    )
+    # Short of `need`, with some row not following: what a row-by-row stop would say.
+    return 0 if count < need and count < size else count
 
 
 def _template_text(name: str, source: str, before: str, after: str) -> str:
@@ -616,21 +661,38 @@ def _template_text(name: str, source: str, before: str, after: str) -> str:
 
 
 def _drop_derived(
-    rows: Sequence[dict[str, Any]], paths: Sequence[Path], templates: dict[int, Derived]
+    rows: Sequence[dict[str, Any]],
+    paths: Sequence[Path],
+    templates: dict[int, Derived],
+    cols: _Columns | None = None,
 ) -> list[dict[str, Any]]:
-    """Copies of the rows without each cell its template gives (objects on the way copied)."""
+    """The rows without each cell its template gives (those rows, and objects on the way, copied).
+
+    A source is never derived, so which cells go is read off the rows as given.
+    """
+    if cols is None:
+        cols = _Columns(rows)
+    drops = [
+        (
+            paths[k],
+            [
+                text is not None and value == before + text + after
+                for value, text in zip(cols.values(paths[k]), cols.texts(paths[s]), strict=True)
+            ],
+        )
+        for k, (s, before, after) in templates.items()
+    ]
     out: list[dict[str, Any]] = []
-    for row in rows:
-        row = dict(row)
-        for k, (s, before, after) in templates.items():
-            text = _source_text(_at(row, paths[s]))
-            if text is None or _at(row, paths[k]) != before + text + after:
-                continue
-            target = row
-            for key in paths[k][:-1]:
-                target[key] = inner = dict(target[key])
-                target = inner
-            del target[paths[k][-1]]
+    for i, row in enumerate(rows):
+        hit = [path for path, dropped in drops if dropped[i]]
+        if hit:
+            row = dict(row)
+            for path in hit:
+                target = row
+                for key in path[:-1]:
+                    target[key] = inner = dict(target[key])
+                    target = inner
+                del target[path[-1]]
         out.append(row)
     return out
 
@@ -722,13 +784,14 @@ def _section(
     if names is not None:  # the groups are in the field list: `flat={}` says so
         pairs[0] = (_FLAT, "{}")
     prefixes = _prefixes(rows, fields, paths, constants)
-    templates = _templates(rows, fields, paths, constants, prefixes)
+    cols = _Columns(rows)  # the templates' columns, read once for the search and the drop
+    templates = _templates(rows, fields, paths, constants, prefixes, cols)
     if templates and keys is not None:  # the derived cells leave the rows: check keys first
         if any(type(row) is not dict or tuple(row) != keys for row in rows):
             return None
         keys = None
     if templates:  # the rows as written: each cell its template gives left blank
-        rows = _drop_derived(rows, paths, templates)
+        rows = _drop_derived(rows, paths, templates, cols)
         pairs.extend(
             (_TEMPLATE, _template_text(fields[k], fields[s], before, after))
             for k, (s, before, after) in templates.items()
@@ -891,23 +954,21 @@ def _crlf(
     if "\r\\n" not in text:
         return None
     chosen: list[int] = []
+    size = len(rows)
     for k, path in enumerate(paths):
         if path is None or k >= len(cells):
             continue
-        pairs = 0
-        for row in rows:
-            value = _at(row, path)
-            if value is ABSENT:
-                continue
-            if type(value) is not str:
-                break
-            bare = value.replace("\r\n", "")
-            if "\r" in bare or "\n" in bare:
-                break
-            pairs += (len(value) - len(bare)) // 2
-        else:
-            if pairs >= _CRLF_MIN:
-                chosen.append(k)
+        # A spread sample first: one non-string or lone CR/LF there rules the column out.
+        sample = [_at(rows[i * size // _PROBES], path) for i in range(min(size, _PROBES))]
+        if not all(v is ABSENT or (type(v) is str and _crlf_only(v)) for v in sample):
+            continue
+        values = [v for v in _column(rows, path) if v is not ABSENT]
+        if any(type(v) is not str for v in values):
+            continue
+        joined = " ".join(values)  # the space keeps a CR and the next cell's LF apart
+        pairs = joined.count("\r\n")
+        if pairs >= _CRLF_MIN and joined.count("\r") == pairs == joined.count("\n"):
+            chosen.append(k)
     if not chosen:
         return None
     lines = text.split("\n")
@@ -919,6 +980,12 @@ def _crlf(
                     row_cells[k] = row_cells[k].replace("\r\\n", "\\n")
             lines[i] = "\t".join(row_cells)
     return "\n".join(lines), ",".join(escape(escape(cells[k])) for k in chosen)
+
+
+def _crlf_only(text: str) -> bool:
+    # Whether every CR in the text starts a CR LF and every LF ends one.
+    pairs = text.count("\r\n")
+    return text.count("\r") == pairs == text.count("\n")
 
 
 # `json=raw` costs its header token; it is written when it drops this many backslashes.
