@@ -817,7 +817,7 @@ def _section(
     try:  # the style _style would pick, and the rows written in it (lines joined by LF)
         written = encode_table(rows, cells, cell_paths, head, _meta_text(pairs) + "\n", keys, cuts)
     except EncodeError as exc:
-        raise exc.relocated(path) from None
+        raise _by_keys(exc, cells, cell_paths).relocated(path) from None
     if written is None:
         return None
     text, empty_null, floats = written
@@ -1063,6 +1063,25 @@ def _child_sections(
     if not texts:
         return None
     return list(rows), fields, "".join("\n" + t for t in texts)
+
+
+_ROW = re.compile(r"\$\[\d+\]")
+
+
+def _by_keys(exc: EncodeError, cells: Sequence[str], paths: Sequence[Path | None]) -> EncodeError:
+    """The error with a dotted column (`$[0]['a.b']`) named by its keys (`$[0].a.b`)."""
+    row = _ROW.match(exc.path)
+    if row is None:
+        return exc
+    rest = exc.path[row.end() :]
+    for name, keys in zip(cells, paths, strict=True):
+        if keys is None or len(keys) < 2:
+            continue
+        cell = path_join("", name)
+        if rest.startswith(cell) and rest[len(cell) : len(cell) + 1] in ("", ".", "["):
+            where = row.group() + "".join(path_join("", k) for k in keys) + rest[len(cell) :]
+            return type(exc)(exc.reason, where)
+    return exc
 
 
 def _grouped_names(
