@@ -112,7 +112,13 @@ def split(
             count = len(value)
         else:
             return None
-        out.append(_renamed(row, path, mark, count))
+        if len(path) == 1:  # the table's fields list orders its columns: no place to keep
+            row = row.copy()
+            del row[key]
+            row[mark] = count
+            out.append(row)
+        else:  # inside an object, its member order orders its group's columns
+            out.append(_renamed(row, path, mark, count))
     if len(items) < _MIN_ITEMS:
         return None
     return out, items, size
