@@ -683,6 +683,14 @@ def _drop_derived(
         for k, (s, before, after) in templates.items()
     ]
     out: list[dict[str, Any]] = []
+    if len(drops) == 1 and len(drops[0][0]) == 1:  # the common case: one top-level member
+        key, dropped = drops[0][0][0], drops[0][1]
+        for row, drop in zip(rows, dropped, strict=True):
+            if drop:
+                row = row.copy()
+                del row[key]
+            out.append(row)
+        return out
     for i, row in enumerate(rows):
         hit = [path for path, dropped in drops if dropped[i]]
         if hit:
