@@ -73,7 +73,13 @@ def _row(cells: list[str], path: str) -> str:
         raise EncodeValueError(
             f"A first cell starting {cells[0][:4]!r} is misread by reference decoders", path
         )
-    return "\t".join(cells) + "\n"
+    line = "\t".join(cells)
+    # One empty cell is a blank line, which reference decoders skip: a lost row.
+    if not line:
+        raise EncodeValueError(
+            "An empty one-column row is a blank line, which reference decoders skip", path
+        )
+    return line + "\n"
 
 
 Items = Literal["value", "rows", "objects"]
@@ -131,8 +137,9 @@ def _encode_any(out: list[str], tool: str, value: Any) -> None:
     elif isinstance(value, list):
         objects = bool(value) and all(isinstance(v, dict) for v in value)
         _section(out, tool, value, {"rows": len(value)}, "$", items="rows" if objects else "value")
-    else:
-        _section(out, tool, [value], {}, "$", items="value")
+    else:  # one value row, at the top
+        out.append(_header(tool, ["value"], {}, "$"))
+        out.append(_row([_cell(value, "$")], "$"))
 
 
 def encode_reference(value: Any, tool: str) -> str:

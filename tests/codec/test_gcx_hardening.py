@@ -278,6 +278,10 @@ def test_padding_is_counted_and_limited_as_configured() -> None:
         ({"results": [1, 2]}, "$.results"),  # the bench refuses rows with no object keys
         ({"nodes": [{}, 1]}, "$.nodes"),  # rows of no cells: blank lines, skipped by readers
         ({"results": [{"a": 1}, "#x"]}, "$.results[1]"),  # a non-object item's text
+        ({"results": [{"a": 1}, {"a": ""}]}, "$.results[1]"),  # one empty cell: a blank line
+        ({"results": [{"a": None}]}, "$.results[0]"),
+        (["x", ""], "$[1]"),  # a value list
+        (None, "$"),  # EncodeAny of null: a value row with nothing in it
     ],
 )
 def test_reference_profile_refuses_what_reference_decoders_misread(value: Any, path: str) -> None:
