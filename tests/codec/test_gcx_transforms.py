@@ -183,7 +183,7 @@ LINES = st.lists(st.one_of(TEXT, st.sampled_from(["a\\nb", "\\", "[x]", "12", "#
 @st.composite
 def crlf_columns(draw: st.DrawFn) -> list[dict[str, Any]]:
     """Texts with Windows line ends, built to break with one lone LF or CR, or a non-string."""
-    rows = []
+    rows: list[dict[str, Any]] = []
     for i in range(draw(st.integers(min_value=1, max_value=5))):
         lines = [line.replace("\r", "").replace("\n", "") for line in draw(LINES)]
         rows.append({"id": i, "body": "\r\n".join([*lines, "end", ""])})
@@ -441,10 +441,10 @@ def reads_new_forms(value: Any, tool: str) -> None:
                 if key in templates:
                     src, before, after = templates[key]
                     base = leaves.get(src)
-                    text = base if isinstance(base, str) else None
+                    cell: str | None = base if isinstance(base, str) else None
                     if type(base) is int:
-                        text = str(base)
-                    if text is not None and before + text + after == original:
+                        cell = str(base)
+                    if cell is not None and before + cell + after == original:
                         assert got[key] == ("\\" if header.empty_null else "")  # blank: derived
                         continue
                 if (
@@ -479,7 +479,7 @@ LABELS = [
 ]
 
 
-USERS = [
+USERS: list[dict[str, Any]] = [
     {"login": n, "id": i, "followers_url": f"https://api.github.com/users/{n}/followers"}
     for i, n in enumerate(["octocat", "hubot", "monalisa", "defunkt", "mojombo", "pjhyett"])
 ]
@@ -601,7 +601,9 @@ def test_a_column_of_strings_says_so_once_instead_of_guarding_each_cell() -> Non
 
 
 def test_windows_line_ends_are_written_once_as_crlf() -> None:
-    rows = [{"id": i, "body": f"Setup\r\n\r\n    arr = {i}\r\n"} for i in range(2)]
+    rows: list[dict[str, Any]] = [
+        {"id": i, "body": f"Setup\r\n\r\n    arr = {i}\r\n"} for i in range(2)
+    ]
     text = roundtrip(rows)
     header, first, _ = text.split("\n")
     assert header == "GCX1 tool=t fields=id,body crlf=body"
@@ -613,7 +615,7 @@ def test_windows_line_ends_are_written_once_as_crlf() -> None:
 
 
 def test_a_record_takes_json_raw_and_crlf_too() -> None:
-    fields = {'k:{"uid":"57cc"}': {}, 'k:{"ip":"10.0.0.3"}': {}}
+    fields: dict[str, Any] = {'k:{"uid":"57cc"}': {}, 'k:{"ip":"10.0.0.3"}': {}}
     pod = {"name": "coredns", "fieldsV1": fields, "body": "one\r\ntwo\r\n\r\nfour\r\n"}
     header, row = roundtrip(pod, tool="get_pod").split("\n")
     assert header == "GCX1 tool=get_pod fields=name,fieldsV1,body json=raw crlf=body is=object"
