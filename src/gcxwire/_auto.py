@@ -17,6 +17,7 @@ from typing import Any, Literal
 import orjson
 
 from . import dcp, gcx, tokens
+from ._gcx_encode import lines_fit_go
 from ._impl import plain_json
 from ._values import check_value, dumps, loads, same, with_default
 from .errors import DecodeError, EncodeError
@@ -39,29 +40,14 @@ def compact_json(value: Any, /) -> str:
 
 
 def _encode_gcx(value: Any, tool: str) -> str:
-    return gcx.encode(value, tool=tool)
+    # Unchecked for Go's line limit: auto drops such a text rather than refusing the value.
+    return gcx._encode_unchecked(value, tool)
 
 
 def _encode_dcp(value: Any, tool: str) -> str:
     text = dcp.encode(value)  # the schema id comes from the data (wrapper key), not the tool
     # A header alone (no records) reads as a JSON array; its newline marks it as DCP.
     return text if "\n" in text else text + "\n"
-
-
-# gortex's Go decoder reads a line of at most this many UTF-8 bytes (bufio.Scanner's buffer,
-# a CR before the LF counted); auto never sends a GCX1 text it would refuse.
-GO_LINE_BYTES = 4 * 1024 * 1024 - 1
-
-
-def lines_fit_go(text: str) -> bool:
-    """Whether every line of ``text`` is short enough for the Go reference decoder."""
-    if len(text) * 4 <= GO_LINE_BYTES:  # 4 bytes per character at most
-        return True
-    return all(
-        len(line) * 4 <= GO_LINE_BYTES
-        or len(line.encode("utf-8", "surrogatepass")) <= GO_LINE_BYTES
-        for line in text.split("\n")
-    )
 
 
 # The candidates besides JSON, in tie-break order.
@@ -88,6 +74,8 @@ def encode(
         value = with_default(value, default)
     if format == "json":
         return compact_json(value)
+    if format == "gcx":
+        return gcx.encode(value, tool=tool)
     if format in _ENCODERS:
         return _ENCODERS[format](value, tool)
     if format != "auto":

@@ -49,6 +49,34 @@ from .errors import EncodeError, EncodeTypeError, EncodeValueError
 _CONSTANT_ROWS = 2
 
 
+# gortex's Go decoder reads a line of at most this many UTF-8 bytes (bufio.Scanner's buffer,
+# a CR before the LF counted): gcx.encode refuses to write a longer one,
+# and auto leaves GCX1 out.
+GO_LINE_BYTES = 4 * 1024 * 1024 - 1
+
+
+def lines_fit_go(text: str) -> bool:
+    """Whether every line of ``text`` is short enough for the Go reference decoder."""
+    if len(text) * 4 <= GO_LINE_BYTES:  # 4 bytes per character at most
+        return True
+    return all(
+        len(line) * 4 <= GO_LINE_BYTES
+        or len(line.encode("utf-8", "surrogatepass")) <= GO_LINE_BYTES
+        for line in text.split("\n")
+    )
+
+
+def go_readable(text: str) -> str:
+    """``text``, when the Go reference decoder reads every line of it; else EncodeValueError."""
+    if lines_fit_go(text):
+        return text
+    number = next(i for i, line in enumerate(text.split("\n"), 1) if not lines_fit_go(line))
+    raise EncodeValueError(
+        f"Line {number} of the GCX1 text is longer than the {GO_LINE_BYTES:,} UTF-8 bytes"
+        " gortex's Go decoder reads (JSON carries it)"
+    )
+
+
 def _tool_text(tool: str) -> str:
     if not isinstance(tool, str) or not tool:
         raise EncodeValueError("The tool name must be a non-empty string", "tool")

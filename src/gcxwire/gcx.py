@@ -13,7 +13,7 @@ from typing import Any, Literal
 
 from . import _layout_gcx
 from ._gcx_decode import _build, _Lines, _sections
-from ._gcx_encode import _encode_typed, _field_text, _header_line, _tool_text
+from ._gcx_encode import _encode_typed, _field_text, _header_line, _tool_text, go_readable
 from ._gcx_model import _NO_FLOATS, Header, Section
 from ._impl import encode_row
 from ._json import RawNumber, go_marshal, loads_exact
@@ -41,7 +41,8 @@ __all__ = [
 Profile = Literal["typed", "reference"]
 
 
-def _encode(value: Any, tool: str, profile: Profile) -> str:
+def _encode_unchecked(value: Any, tool: str, profile: Profile = "typed") -> str:
+    """:func:`encode` without a layout or Go's line check (``auto`` leaves such a text out)."""
     if profile == "typed":
         try:
             return _encode_typed(value, tool)
@@ -81,8 +82,14 @@ def encode(
     """
     if default is not None:
         value = with_default(value, default)
+    return go_readable(_encode(value, tool, profile, layout, on_drift))
+
+
+def _encode(
+    value: Any, tool: str, profile: Profile, layout: Layout | None, on_drift: OnDrift
+) -> str:
     if layout is None:
-        return _encode(value, tool, profile)
+        return _encode_unchecked(value, tool, profile)
     if not isinstance(layout, Layout):
         raise TypeError(f"layout must be a Layout, not {type(layout).__name__}")
     if profile != "typed":
@@ -90,7 +97,7 @@ def encode(
     if tool != layout.tool:
         raise EncodeValueError(f"Tool {tool!r} is not layout {layout.id!r}'s tool", "tool")
     if not screen(layout, value, on_drift):
-        return _encode(value, tool, profile)
+        return _encode_unchecked(value, tool, profile)
     try:
         return _layout_gcx.encode(value, layout)
     except RecursionError:
@@ -194,7 +201,7 @@ class Encoder:
         if not fields or any(t is None for t in texts):
             raise EncodeValueError(f"Field names {list(fields)!r} cannot be written in a header")
         self._fields = tuple(fields)
-        return _header_line(_tool_text(tool), self._fields, ())
+        return go_readable(_header_line(_tool_text(tool), self._fields, ()))
 
     def row(self, record: dict[str, Any], /) -> str:
         """One streamed row line for the current header (keys it lacks are written absent)."""
@@ -205,7 +212,7 @@ class Encoder:
             raise EncodeValueError(
                 f"Key {extra[0]!r} is not a field of the header", path_join("$", extra[0])
             )
-        return encode_row(record, self._fields, False, _NO_FLOATS) + "\n"
+        return go_readable(encode_row(record, self._fields, False, _NO_FLOATS) + "\n")
 
 
 class Decoder:

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 import gcxwire
 from gcxwire import _auto, tokens
-from gcxwire._auto import lines_fit_go
+from gcxwire._gcx_encode import lines_fit_go
 from gcxwire._values import difference
 from gcxwire.errors import DecodeError, EncodeValueError
 

@@ -5,13 +5,15 @@ from __future__ import annotations
 import ast
 import json
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+import gcxwire
 from gcxwire import gcx
-from gcxwire.errors import DecodeError, UnsupportedVersionError
+from gcxwire.errors import DecodeError, EncodeValueError, UnsupportedVersionError
 
 from .. import reference_model
 
@@ -151,3 +153,26 @@ def test_model_refuses_the_lines_gos_scanner_refuses(row: str, reads: bool) -> N
     else:
         with pytest.raises(reference_model.ReferenceError, match="token too long"):
             reference_model.decode(payload)
+
+
+def test_gcx_never_writes_a_line_the_go_decoder_refuses() -> None:
+    # The contract: whatever gcxwire writes reads in the reference decoders.
+    # One byte under Go's limit is written; at it, every writer refuses.
+    fits = "x" * (GO_LINE_LIMIT - 10)
+    text = gcx.encode([{"a": fits}, {"a": "y"}], tool="t")
+    assert gcx.decode(text) == [{"a": fits}, {"a": "y"}]
+    big = "é" * (GO_LINE_LIMIT // 2)
+    writers: list[Callable[[], str]] = [
+        lambda: gcx.encode([{"a": "y"}, {"a": big}], tool="t"),
+        lambda: gcx.encode({"results": [{"a": big}]}, tool="t", profile="reference"),
+        lambda: gcx.Encoder().encode({"a": big}, tool="t"),
+        lambda: gcxwire.encode([{"a": big}], tool="t", format="gcx"),
+    ]
+    for write in writers:
+        with pytest.raises(EncodeValueError, match="longer than the 4,194,303 UTF-8 bytes"):
+            write()
+    encoder = gcx.Encoder()
+    encoder.header("t", ["a"])
+    with pytest.raises(EncodeValueError, match="Line 1 of the GCX1 text"):
+        encoder.row({"a": big})
+    # auto leaves GCX1 out instead (test_auto_does_not_send_gcx1_lines_the_go_decoder_refuses).

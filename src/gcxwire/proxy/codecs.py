@@ -88,7 +88,6 @@ def stats_tokens(text: str) -> tuple[int, bool]:
 encode = _auto.encode
 decode = _auto.decode
 detect = _auto.detect
-lines_fit_go = _auto.lines_fit_go  # GCX1 lines short enough for gortex's Go decoder
 spread_of_total = _auto._spread_of_total  # the standard error of a total from sampled rows
 
 
