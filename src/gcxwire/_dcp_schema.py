@@ -167,6 +167,9 @@ def unwrap(value: Any) -> tuple[dict[str, Any] | None, str | None, list[Any]]:
     if isinstance(value, list):
         return None, None, value
     if isinstance(value, dict):
+        for key in value:
+            if not isinstance(key, str):  # the array key names the domain; every key is a name
+                raise EncodeTypeError(f"Object keys must be strings, not {type(key).__name__}")
         arrays = [key for key, member in value.items() if isinstance(member, list)]
         if len(arrays) == 1 and all(isinstance(item, dict) for item in value[arrays[0]]):
             key = arrays[0]
