@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import heapq
 import re
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -41,6 +40,7 @@ from ._impl import (
     shared_keys,
     unescape,
 )
+from ._key_order import merge_key_orders
 from ._values import ABSENT, NUMBER, int_to_str, path_join, too_many_digits
 from .errors import EncodeError, EncodeTypeError, EncodeValueError
 
@@ -209,7 +209,7 @@ def _table_fields(rows: Sequence[Any], path: str) -> list[str] | None:
     # Other rows and keys (dict subclasses, non-str keys), or no agreeing order.
     index: dict[str, int] = {}
     fields: list[str] = []
-    shapes: list[tuple[str, ...]] = []
+    shapes: set[tuple[str, ...]] = set()
     ordered = True
     previous: tuple[str, ...] | None = None
     for i, row in enumerate(rows):
@@ -219,7 +219,7 @@ def _table_fields(rows: Sequence[Any], path: str) -> list[str] | None:
         if keys == previous:
             continue
         previous = keys
-        shapes.append(keys)
+        shapes.add(keys)
         last = -1
         for key in keys:
             at = index.get(key)
@@ -235,28 +235,7 @@ def _table_fields(rows: Sequence[Any], path: str) -> list[str] | None:
         return None
     if ordered:
         return fields
-    return _merge_orders(shapes, index)
-
-
-def _merge_orders(shapes: list[tuple[str, ...]], first: dict[str, int]) -> list[str] | None:
-    after: dict[str, set[str]] = {k: set() for k in first}
-    pending = dict.fromkeys(first, 0)
-    for keys in set(shapes):
-        for a, b in zip(keys, keys[1:], strict=False):
-            if b not in after[a]:
-                after[a].add(b)
-                pending[b] += 1
-    ready = [(first[k], k) for k, n in pending.items() if n == 0]
-    heapq.heapify(ready)
-    order: list[str] = []
-    while ready:
-        _, key = heapq.heappop(ready)
-        order.append(key)
-        for nxt in after[key]:
-            pending[nxt] -= 1
-            if pending[nxt] == 0:
-                heapq.heappush(ready, (first[nxt], nxt))
-    return order if len(order) == len(first) else None
+    return merge_key_orders(shapes, index)
 
 
 def _style(rows: Sequence[dict[str, Any]], fields: Sequence[str]) -> tuple[bool, frozenset[str]]:

@@ -14,12 +14,12 @@ character backslash-escaped (reference decoders drop such a backslash).
 
 from __future__ import annotations
 
-import heapq
 import math
 from collections.abc import Iterable, Sequence
 from itertools import repeat
 from typing import Any
 
+from ._key_order import merge_key_orders
 from ._values import ABSENT, NUMBER, int_to_str, path_join, str_to_int
 from ._values import dumps as dumps_cell
 from ._values import loads as loads_cell
@@ -741,28 +741,7 @@ def key_order(rows: Iterable[Any], /) -> list[str] | None:
             elif at < last:
                 ordered = False
             last = at
-    return fields if ordered else _merge_orders(shapes, index)
-
-
-def _merge_orders(shapes: set[tuple[str, ...]], first: dict[str, int]) -> list[str] | None:
-    after: dict[str, set[str]] = {k: set() for k in first}
-    pending = dict.fromkeys(first, 0)
-    for keys in shapes:
-        for a, b in zip(keys, keys[1:], strict=False):
-            if b not in after[a]:
-                after[a].add(b)
-                pending[b] += 1
-    ready = [(first[k], k) for k, n in pending.items() if n == 0]
-    heapq.heapify(ready)
-    order: list[str] = []
-    while ready:
-        _, key = heapq.heappop(ready)
-        order.append(key)
-        for nxt in after[key]:
-            pending[nxt] -= 1
-            if pending[nxt] == 0:
-                heapq.heappush(ready, (first[nxt], nxt))
-    return order if len(order) == len(first) else None
+    return fields if ordered else merge_key_orders(shapes, index)
 
 
 _ORJSON_DEPTH = 250
