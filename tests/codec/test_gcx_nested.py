@@ -22,7 +22,8 @@ from gcxwire.errors import DecodeError
 from gcxwire.limits import Limits
 
 from .. import reference_model
-from ..strategies import SCALARS, TEXT, same
+from ..strategies import SCALARS, TEXT
+from .gcx_checks import column_leaves, reference_sections, roundtrip
 
 FEW = settings(max_examples=5, deadline=None)
 MANY = settings(max_examples=400, deadline=None)
@@ -96,14 +97,6 @@ def payloads(draw: st.DrawFn) -> Any:
     return {"data": {"total": 3, "items": rows}}
 
 
-def roundtrip(value: Any, tool: str = "t") -> str:
-    text = gcx.encode(value, tool=tool)
-    back = gcx.decode(text)
-    assert same(back, value), (text, back)
-    assert gcx.encode(back, tool=tool) == text
-    return text
-
-
 @FEW
 @given(payloads())
 def test_child_sections_round_trip(value: Any) -> None:
@@ -135,27 +128,10 @@ def _source_rows(value: Any, raw_of: str | None) -> list[Any]:
     return rows
 
 
-def _leaves(row: dict[str, Any], prefix: str = "") -> list[tuple[str, Any]]:
-    out: list[tuple[str, Any]] = []
-    for key, value in row.items():
-        if isinstance(value, dict) and value and all("." not in k for k in value):
-            out.extend(_leaves(value, f"{prefix}{key}."))
-        out.append((prefix + key, value))
-    return out
-
-
 def reference_reads(value: Any) -> None:
     """No error, the same sections, rows and columns; every input string cell unchanged."""
     text = gcx.encode(value, tool="t")
-    model = reference_model.decode(text)["sections"]
-    assert model == [
-        {"tool": s.tool, "fields": s.fields, "meta": s.meta, "rows": s.rows}
-        for s in gcx.parse(text)
-    ]
-    decoder = gcx.Decoder(typed=False)
-    decoder.feed(text)
-    decoder.close()
-    for section, header in zip(model, decoder.headers, strict=True):
+    for section, header in reference_sections(text):
         raw = dict(header.raw_meta)
         if raw.get("is") or raw.get("form"):
             continue
@@ -164,7 +140,7 @@ def reference_reads(value: Any) -> None:
         constants = dict(header.constants)
         for read, row in zip(section["rows"], source, strict=True):
             got = reference_model.by_column(read, section["fields"], header.columns)
-            for key, original in _leaves(row):
+            for key, original in column_leaves(row):
                 if (
                     not isinstance(original, str)
                     or original in ("", "true", "false", "null")

@@ -19,6 +19,7 @@ from gcxwire.errors import DecodeError, EncodeValueError
 from .. import reference_model
 from ..strategies import SCALARS, TEXT, json_values, same
 from ..tiers import prove, tiers
+from .gcx_checks import column_leaves, reference_sections, roundtrip
 
 PREFIXES = st.sampled_from(
     ["https://api.github.com/repos/octo-org/hello/", "https://x.test/a/b/", "/srv/demo/files/"]
@@ -28,14 +29,6 @@ SUFFIXES = st.one_of(
     st.sampled_from(["issues/12", "12", "-3", "true", "null", "labels/#x", "a\\b/c", "x/\ty"]),
     TEXT,
 )
-
-
-def roundtrip(value: Any, tool: str = "t") -> str:
-    text = gcx.encode(value, tool=tool)
-    back = gcx.decode(text)
-    assert same(back, value), (text, back)
-    assert gcx.encode(back, tool=tool) == text
-    return text
 
 
 @st.composite
@@ -412,20 +405,13 @@ def reads_new_forms(value: Any, tool: str) -> None:
     a `crlf=` column reads LF for each CR LF.
     """
     text = gcx.encode(value, tool=tool)
-    model = reference_model.decode(text)["sections"]
-    assert model == [
-        {"tool": s.tool, "fields": s.fields, "meta": s.meta, "rows": s.rows}
-        for s in gcx.parse(text)
-    ]
-    decoder = gcx.Decoder(typed=False)
-    decoder.feed(text)
-    decoder.close()
-    for section, header in zip(model, decoder.headers, strict=True):
+    sections = reference_sections(text)
+    for section, header in sections:
         raw = dict(header.raw_meta)
         source = _at_path(value, raw["of"]) if "of" in raw else value
         if raw.get("form") == "columns":
             source = [dict(zip(source, cells)) for cells in zip(*source.values())]
-        if raw.get("is") == "object" and len(model) == 1:  # a record: its one row
+        if raw.get("is") == "object" and len(sections) == 1:  # a record: its one row
             source = [value]
         if not isinstance(source, list):
             continue
@@ -436,7 +422,7 @@ def reads_new_forms(value: Any, tool: str) -> None:
         templates = {name: (src, a, b) for name, src, a, b in header.templates}
         for read, row in zip(section["rows"], source, strict=True):
             got = reference_model.by_column(read, section["fields"], header.columns)
-            leaves = dict(_leaves(row))
+            leaves = dict(column_leaves(row))
             for key, original in leaves.items():
                 if key in templates:
                     src, before, after = templates[key]
@@ -461,16 +447,6 @@ def reads_new_forms(value: Any, tool: str) -> None:
                     assert reference_model.unescape(constants[key]) == original
                 elif key in got:
                     assert got[key] == original
-
-
-def _leaves(row: dict[str, Any], prefix: str = "") -> list[tuple[str, Any]]:
-    # Members by their column name: objects spread over dotted columns (`owner.login`).
-    out: list[tuple[str, Any]] = []
-    for key, value in row.items():
-        if isinstance(value, dict) and value and all("." not in k for k in value):
-            out.extend(_leaves(value, f"{prefix}{key}."))
-        out.append((prefix + key, value))
-    return out
 
 
 LABELS = [

@@ -13,15 +13,7 @@ from gcxwire.errors import DecodeError, EncodeValueError
 from .. import reference_model
 from ..strategies import json_values, responses, same, tables
 from ..tiers import prove, tiers
-
-
-def roundtrip(value: Any, tool: str = "t") -> str:
-    text = gcx.encode(value, tool=tool)
-    back = gcx.decode(text)
-    assert same(back, value), (text, back)
-    assert gcx.encode(back, tool=tool) == text
-    return text
-
+from .gcx_checks import roundtrip
 
 EXAMPLES = [
     [{"id": 1, "name": "a"}, {"id": 2, "name": "b"}],
