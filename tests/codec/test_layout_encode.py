@@ -7,7 +7,7 @@ import logging
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from gcxwire import dcp, gcx
@@ -18,23 +18,7 @@ from gcxwire.layouts import Drift, Field, Layout, Template
 from .. import reference_model
 from ..layout_strategies import batches, layouts
 from ..strategies import same
-
-EXAMPLES = settings(max_examples=5, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-MANY = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-
-REPOS = Layout(
-    "search_repositories",
-    2,
-    (
-        Field("id", "integer"),
-        Field("full_name", "string"),
-        Field("owner.login", "string"),
-        Field("owner.type", "string", constant="User"),
-        Field("description", ("string", "null")),
-        Field("html_url", "string", prefix="https://github.com/"),
-        Field("topics", "array", required=False),
-    ),
-)
+from .layout_examples import EXAMPLES, MANY, REPOS
 
 
 def _repo(n: int, **extra: Any) -> dict[str, Any]:

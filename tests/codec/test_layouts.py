@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gcxwire import dcp
@@ -18,26 +18,7 @@ from gcxwire.layouts import Drift, Field, Layout, Registry, Template, load, save
 
 from ..layout_strategies import batches, layouts
 from ..strategies import same
-
-# A few examples per twin in the default tier; test_layout_properties_hold_for_many_layouts runs
-# the same properties on many more in the slow tier.
-EXAMPLES = settings(max_examples=5, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-MANY = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-
-REPOS = Layout(
-    "search_repositories",
-    2,
-    (
-        Field("id", "integer"),
-        Field("full_name", "string"),
-        Field("owner.login", "string"),
-        Field("owner.type", "string", constant="User"),
-        Field("description", ("string", "null")),
-        Field("html_url", "string", prefix="https://github.com/"),
-        Field("topics", "array", required=False),
-    ),
-    description="GitHub repository search",
-)
+from .layout_examples import EXAMPLES, MANY, REPOS
 
 
 def _repo(n: int, **extra: Any) -> dict[str, Any]:
