@@ -97,9 +97,8 @@ def test_big_tables_are_chosen_as_exhaustively(n: int) -> None:
     check(_symbols(n, seed=n))
 
 
-def test_far_apart_candidates_are_not_counted_in_full(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A 3,000-row table whose JSON and DCP cost far more than GCX1: no full count of any."""
-    value = _symbols(3000, seed=1, words_per_doc=3)
+def _counted_lengths(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """From now on, the length of each text ``tokens.count`` counts (the spy still counts)."""
     counted: list[int] = []
     real_count = tokens.count
 
@@ -108,6 +107,13 @@ def test_far_apart_candidates_are_not_counted_in_full(monkeypatch: pytest.Monkey
         return real_count(text, encoding)
 
     monkeypatch.setattr(tokens, "count", spy)
+    return counted
+
+
+def test_far_apart_candidates_are_not_counted_in_full(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A 3,000-row table whose JSON and DCP cost far more than GCX1: no full count of any."""
+    value = _symbols(3000, seed=1, words_per_doc=3)
+    counted = _counted_lengths(monkeypatch)
     chosen = select.encode(value, tool="t")
     assert select.detect(chosen) == "gcx"
     assert sum(counted) < 0.1 * len(chosen)
@@ -155,14 +161,7 @@ def test_candidates_a_few_percent_apart_are_told_apart_on_more_rows(
     """GCX1 and DCP 4 % apart: 32 sampled rows cannot tell, 512 can; no text counted in full."""
     value = _quotes(2000)
     check(value)
-    counted: list[int] = []
-    real_count = tokens.count
-
-    def spy(text: str, encoding: str = "cl100k_base") -> int:
-        counted.append(len(text))
-        return real_count(text, encoding)
-
-    monkeypatch.setattr(tokens, "count", spy)
+    counted = _counted_lengths(monkeypatch)
     chosen = select.encode(value, tool="t")
     assert select.detect(chosen) == "gcx"
     assert sum(counted) < 0.5 * len(chosen)
