@@ -10,7 +10,7 @@ and a row of the schema-of-schemas (``entry``/``from_entry``); its file form is 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import Enum
 from typing import TYPE_CHECKING, Any, Literal, get_args
@@ -210,12 +210,7 @@ class Field:
             items = tuple(self.items)
             if "array" not in types:
                 raise _error("`items` needs a field of type array", ("items",))
-            if not items:
-                raise _error("`items` lists one field at least", ("items",))
-            try:
-                check_group(items)
-            except LayoutError as exc:
-                raise _relocated(exc, ("items",)) from None
+            items = _checked_group(items, "items", "`items` lists one field at least")
             object.__setattr__(self, "items", items)
 
     @property
@@ -261,15 +256,7 @@ class Field:
         members = _members(data, _FIELD_KEYS, ("path", "type"), "A field")
         items = members.get("items")
         if items is not None:
-            if not isinstance(items, list):
-                raise _error("`items` is a list of fields", ("items",))
-            parsed = []
-            for i, item in enumerate(items):
-                try:
-                    parsed.append(cls.from_dict(item))
-                except LayoutError as exc:
-                    raise _relocated(exc, ("items", i)) from None
-            items = tuple(parsed)
+            items = _fields_from_list(items, "items", "`items` is a list of fields")
         template = members.get("template")
         if template is not None:
             try:
@@ -378,6 +365,32 @@ def check_group(fields: Sequence[Field]) -> None:
             raise _error(f"Template source {source!r} is itself derived", (i, "template", "source"))
 
 
+def _checked_group(fields: Iterable[Field], member: str, empty: str) -> tuple[Field, ...]:
+    """The fields of one level (a layout's, or an array field's items) as a tuple, refused
+    with ``LayoutError`` at ``member`` when empty (reason ``empty``) or clashing."""
+    group = tuple(fields)
+    if not group:
+        raise _error(empty, (member,))
+    try:
+        check_group(group)
+    except LayoutError as exc:
+        raise _relocated(exc, (member,)) from None
+    return group
+
+
+def _fields_from_list(data: Any, member: str, not_list: str) -> tuple[Field, ...]:
+    """The fields of a document's ``member`` list; ``LayoutError`` names the bad item."""
+    if not isinstance(data, list):
+        raise _error(not_list, (member,))
+    parsed = []
+    for i, item in enumerate(data):
+        try:
+            parsed.append(Field.from_dict(item))
+        except LayoutError as exc:
+            raise _relocated(exc, (member, i)) from None
+    return tuple(parsed)
+
+
 @dataclass(frozen=True)
 class Layout:
     """A tool's declared layout: its records' fields, in order, for one version.
@@ -408,13 +421,7 @@ class Layout:
             raise _error(f"Unknown status {self.status!r} (use {', '.join(STATUSES)})", ("status",))
         if not isinstance(self.description, str):
             raise _error("`description` is a string", ("description",))
-        fields = tuple(self.fields)
-        if not fields:
-            raise _error("A layout lists one field at least", ("fields",))
-        try:
-            check_group(fields)
-        except LayoutError as exc:
-            raise _relocated(exc, ("fields",)) from None
+        fields = _checked_group(self.fields, "fields", "A layout lists one field at least")
         object.__setattr__(self, "fields", fields)
 
     @property
@@ -456,19 +463,11 @@ class Layout:
             if marker == "missing":
                 raise _error(f'A layout document starts with "$layout": {FORMAT_VERSION}', ())
             raise _error(f"Unsupported layout format {marker!r}", ("$layout",))
-        fields = members["fields"]
-        if not isinstance(fields, list):
-            raise _error("`fields` is a list of fields", ("fields",))
-        parsed = []
-        for i, item in enumerate(fields):
-            try:
-                parsed.append(Field.from_dict(item))
-            except LayoutError as exc:
-                raise _relocated(exc, ("fields", i)) from None
+        fields = _fields_from_list(members["fields"], "fields", "`fields` is a list of fields")
         return cls(
             tool=members["tool"],
             version=members["version"],
-            fields=tuple(parsed),
+            fields=fields,
             status=members.get("status", "declared"),
             description=members.get("description", ""),
         )
