@@ -10,10 +10,11 @@ from pathlib import Path
 from typing import Any
 
 import orjson
-from mcp import StdioServerParameters
-from mcp.types import CallToolResult, TextContent
+from mcp import Client, StdioServerParameters
+from mcp.types import CallToolResult, TextContent, TextResourceContents
 
 import gcxwire
+from gcxwire import dcp
 
 SERVERS = Path(__file__).parent / "servers"
 TABLE_SERVER = [sys.executable, str(SERVERS / "table_server.py")]
@@ -46,6 +47,24 @@ def carried_value(result: CallToolResult) -> Any:
         return gcxwire.decode(texts[-1])
     values = [orjson.loads(text) for text in texts]
     return values[0] if len(values) == 1 else values
+
+
+def run(coro: Any) -> Any:
+    """Run a client scenario to its end, failing it after two minutes."""
+    return asyncio.run(asyncio.wait_for(coro, 120))
+
+
+def registry_rows(text: str) -> list[dict[str, Any]]:
+    """The rows of the proxy's schema registry resource (a DCP table)."""
+    rows: list[dict[str, Any]] = dcp.decode(text, schema=dcp.REGISTRY_SCHEMA)
+    return rows
+
+
+async def read_text(client: Client, uri: str) -> str:
+    """The one text content of resource ``uri``, as the SDK client reads it."""
+    (contents,) = (await client.read_resource(uri)).contents
+    assert isinstance(contents, TextResourceContents) and contents.uri == uri
+    return contents.text
 
 
 class RawProxy:

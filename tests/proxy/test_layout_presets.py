@@ -4,7 +4,6 @@ inferred from it, never under the layout's id."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 import time
 from pathlib import Path
@@ -12,10 +11,8 @@ from typing import Any
 
 import pytest
 from mcp import Client
-from mcp.types import TextResourceContents
 
 import gcxwire
-from gcxwire import dcp
 from gcxwire.proxy.cli import build_interceptor
 from gcxwire.proxy.interceptor import ResponseInterceptor
 from gcxwire.proxy.jsonrpc import PendingRequest
@@ -24,24 +21,8 @@ from gcxwire.proxy.presets import PresetError, load_layouts, load_schema_defs
 from gcxwire.proxy.registry import SchemaResources, ServedRegistry
 from gcxwire.proxy.stats import ProxyStats
 
-from .helpers import TABLE_SERVER, carried_value, proxy_params
+from .helpers import TABLE_SERVER, carried_value, proxy_params, read_text, registry_rows, run
 from .servers.table_server import rows_for
-
-
-def run(coro: Any) -> Any:
-    return asyncio.run(asyncio.wait_for(coro, 120))
-
-
-def registry_rows(text: str) -> list[dict[str, Any]]:
-    rows: list[dict[str, Any]] = dcp.decode(text, schema=dcp.REGISTRY_SCHEMA)
-    return rows
-
-
-async def read_text(client: Client, uri: str) -> str:
-    (contents,) = (await client.read_resource(uri)).contents
-    assert isinstance(contents, TextResourceContents) and contents.uri == uri
-    return contents.text
-
 
 # The records of table_server's `drifting` tool at version 1 (rows_for), declared.
 DRIFTING_LAYOUT = {

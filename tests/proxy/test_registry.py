@@ -7,7 +7,6 @@ are checked on :class:`ServedRegistry` directly, without processes.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import subprocess
 import sys
@@ -17,7 +16,6 @@ from typing import Any
 import pytest
 from mcp import Client, StdioServerParameters
 from mcp.shared.exceptions import MCPError
-from mcp.types import TextResourceContents
 
 from gcxwire import dcp
 from gcxwire.proxy.codecs import DcpCodec
@@ -27,27 +25,22 @@ from gcxwire.proxy.options import parse_options
 from gcxwire.proxy.registry import SCHEMAS_URI, SchemaResources, ServedRegistry, tool_uri
 
 from ..node_deps import NODE_DIR, node_missing
-from .helpers import LINE_SERVER, SERVERS, TABLE_SERVER, RawProxy, carried_value, proxy_params
+from .helpers import (
+    LINE_SERVER,
+    SERVERS,
+    TABLE_SERVER,
+    RawProxy,
+    carried_value,
+    proxy_params,
+    read_text,
+    registry_rows,
+    run,
+)
 from .servers.table_server import rows_for, search_for
 
 TOOLS_ONLY_SERVER = [sys.executable, str(SERVERS / "tools_only_server.py")]
 CATALOG_SERVER = [sys.executable, str(SERVERS / "catalog_server.py")]
 MODERN = {"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}}
-
-
-def run(coro: Any) -> Any:
-    return asyncio.run(asyncio.wait_for(coro, 120))
-
-
-def registry_rows(text: str) -> list[dict[str, Any]]:
-    rows: list[dict[str, Any]] = dcp.decode(text, schema=dcp.REGISTRY_SCHEMA)
-    return rows
-
-
-async def read_text(client: Client, uri: str) -> str:
-    (contents,) = (await client.read_resource(uri)).contents
-    assert isinstance(contents, TextResourceContents) and contents.uri == uri
-    return contents.text
 
 
 # -- through the proxy, with the real SDK client -------------------------------------------
