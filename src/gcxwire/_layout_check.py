@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from ._dcp_schema import unwrap
-from ._layout_model import UNSET, Field, Layout, _same_scalar, json_type
+from ._layout_model import UNSET, Field, Layout, _same_scalar, json_type, per_layout
 from ._values import path_join
 from .errors import DriftError, EncodeError
 
@@ -107,18 +107,9 @@ def _tree(fields: tuple[Field, ...]) -> _Node:
     return root
 
 
-_TREES: dict[int, tuple[Layout, _Node]] = {}  # id(layout) -> its tree (the layout kept alive)
-
-
+@per_layout
 def tree_of(layout: Layout) -> _Node:
-    found = _TREES.get(id(layout))
-    if found is not None and found[0] is layout:
-        return found[1]
-    if len(_TREES) >= 256:
-        _TREES.clear()
-    tree = _tree(layout.fields)
-    _TREES[id(layout)] = (layout, tree)
-    return tree
+    return _tree(layout.fields)
 
 
 class _Enough(Exception):

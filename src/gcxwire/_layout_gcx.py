@@ -29,7 +29,7 @@ from ._gcx_encode import (
 )
 from ._gcx_model import _FLAT, _FORM, _IS, _OF, _PREFIX, _SPACE, _TEMPLATE, Header
 from ._impl import encode_table, escape, format_cell
-from ._layout_model import UNSET, Layout
+from ._layout_model import UNSET, Layout, per_layout
 from .errors import DecodeError, EncodeError, EncodeValueError
 from .limits import Limits
 
@@ -85,18 +85,9 @@ class _Plan:
             self.names = _grouped_names(self.fields, self.paths, self.constants)
 
 
-_PLANS: dict[int, tuple[Layout, _Plan]] = {}
-
-
+@per_layout
 def _plan(layout: Layout) -> _Plan:
-    found = _PLANS.get(id(layout))
-    if found is not None and found[0] is layout:
-        return found[1]
-    if len(_PLANS) >= 256:
-        _PLANS.clear()
-    plan = _Plan(layout)
-    _PLANS[id(layout)] = (layout, plan)
-    return plan
+    return _Plan(layout)
 
 
 def encode(value: Any, layout: Layout) -> str:

@@ -10,10 +10,10 @@ and a row of the schema-of-schemas (``entry``/``from_entry``); its file form is 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import Enum
-from typing import TYPE_CHECKING, Any, Literal, get_args
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, get_args
 
 from ._dcp_schema import STATUSES, DcpSchema, Status
 from ._values import path_join
@@ -44,6 +44,7 @@ FORMAT_VERSION = 1
 
 Scalar = str | int | float | bool | None
 Segments = tuple[str | int, ...]
+_Built = TypeVar("_Built")  # what per_layout keeps for each layout
 
 
 class _Unset(Enum):
@@ -524,6 +525,28 @@ class Layout:
         from ._layout_infer import infer_fields
 
         return cls(tool, version, infer_fields(value), status, description)
+
+
+def per_layout(build: Callable[[Layout], _Built]) -> Callable[[Layout], _Built]:
+    """``build`` run once per layout object and its result kept.
+
+    Keyed by identity: hashing a frozen layout would walk all its fields. The
+    layout is kept beside its result, so its id is not reused while cached; the
+    memo starts over past 256 layouts.
+    """
+    memo: dict[int, tuple[Layout, _Built]] = {}
+
+    def cached(layout: Layout) -> _Built:
+        found = memo.get(id(layout))
+        if found is not None and found[0] is layout:
+            return found[1]
+        if len(memo) >= 256:
+            memo.clear()
+        built = build(layout)
+        memo[id(layout)] = (layout, built)
+        return built
+
+    return cached
 
 
 def _schema(domain: str, version: int, fields: Sequence[Field], description: str) -> DcpSchema:
