@@ -113,6 +113,12 @@ def _listed(name: str) -> str:
     return text
 
 
+def _name_list(names: Iterable[str]) -> str:
+    # A meta value listing columns or groups (`float=`, `flat=`, `str=`, `crlf=`):
+    # read like the fields list, so each name is escaped twice.
+    return ",".join(escape(escape(name)) for name in names)
+
+
 def _field_text(name: str) -> str | None:
     # Reference decoders unescape the fields value, split on ",", then unescape
     # each name again; so names are escaped twice and may not hold a comma.
@@ -255,7 +261,7 @@ def _style_pairs(
 ) -> list[tuple[str, str]]:
     pairs = [(_EMPTY, "null")] if empty_null else []
     if floats:
-        pairs.append((_FLOAT, ",".join(escape(escape(f)) for f in fields if f in floats)))
+        pairs.append((_FLOAT, _name_list(f for f in fields if f in floats)))
     return pairs
 
 
@@ -793,7 +799,7 @@ def _section(
         flat, groups, flat_paths = _flat_plan(rows, fields, "", ())
         if groups:  # nested members are read by path: no flattened copy of the rows
             fields, paths = flat, flat_paths
-            pairs.append((_FLAT, ",".join(escape(escape(g)) for g in groups)))
+            pairs.append((_FLAT, _name_list(groups)))
     constants = _constants(rows, fields, paths)
     names = _grouped_names(fields, paths, constants) if pairs else None
     if names is not None:  # the groups are in the field list: `flat={}` says so
@@ -944,7 +950,7 @@ def _unguarded(
                     row_cells[k] = cell[1:]
     body = ["\t".join(c) for c in split]
     out = "\n".join([lines[0], *body] if header else body)
-    return out, ",".join(escape(escape(cells[k])) for k in chosen)
+    return out, _name_list(cells[k] for k in chosen)
 
 
 _DIGITS_MINUS = frozenset("-0123456789")
@@ -994,7 +1000,7 @@ def _crlf(
                 if k < len(row_cells) and row_cells[k][:1] not in ('"', "[", "{"):
                     row_cells[k] = row_cells[k].replace("\r\\n", "\\n")
             lines[i] = "\t".join(row_cells)
-    return "\n".join(lines), ",".join(escape(escape(cells[k])) for k in chosen)
+    return "\n".join(lines), _name_list(cells[k] for k in chosen)
 
 
 def _crlf_only(text: str) -> bool:
@@ -1324,7 +1330,7 @@ def _write_object(
         pairs = _style_pairs(keys, *style)
         groups = sorted({".".join(p[:i]) for p, _ in seg for i in range(1, len(p))})
         if groups:
-            pairs.append((_FLAT, ",".join(escape(escape(g)) for g in groups)))
+            pairs.append((_FLAT, _name_list(groups)))
         sections.append((keys, [*pairs, (_IS, "object")], [line], {}, None))
         last_table = None
     for fields, pairs, body, constants, names in sections:

@@ -21,6 +21,7 @@ from ._gcx_encode import (
     _grouped_names,
     _header_start,
     _meta_text,
+    _name_list,
     _prefix_text,
     _style_pairs,
     _template_text,
@@ -97,7 +98,7 @@ def encode(value: Any, layout: Layout) -> str:
     members, key, records = unwrap(value)
     pairs: list[tuple[str, str]] = []
     if plan.groups:
-        groups = ",".join(escape(escape(g)) for g in plan.groups)
+        groups = _name_list(plan.groups)
         pairs.append((_FLAT, "{}" if plan.names is not None else groups))
     rows = records
     if plan.templates:  # the cells a template gives are left blank
