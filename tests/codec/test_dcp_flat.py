@@ -11,13 +11,14 @@ import enum
 import json
 from typing import Any
 
-import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from gcxwire import _dcp_decode, _dcp_encode, dcp
 from gcxwire.errors import DecodeError, EncodeError
 from gcxwire.limits import Limits
+
+from ..tiers import prove, tiers
 
 
 class _Tone(enum.Enum):
@@ -64,31 +65,10 @@ def _general(*args: Any, **kwargs: Any) -> Any:
 _SETTINGS = {"deadline": None, "suppress_health_check": [HealthCheck.too_slow]}
 
 
-@settings(max_examples=20, **_SETTINGS)  # type: ignore[arg-type]
-@given(
-    records=_RECORDS,
-    same=st.booleans(),
-    wrapped=st.booleans(),
-    dialect=st.sampled_from(["gateway", "v0.3"]),
-)
-def test_flat_path_writes_what_the_general_path_writes(
-    records: list[dict[str, Any]], same: bool, wrapped: bool, dialect: str
-) -> None:
-    _agree(records, same, wrapped, dialect)
-
-
-@pytest.mark.slow
-@settings(max_examples=1500, **_SETTINGS)  # type: ignore[arg-type]
-@given(
-    records=_RECORDS,
-    same=st.booleans(),
-    wrapped=st.booleans(),
-    dialect=st.sampled_from(["gateway", "v0.3"]),
-)
-def test_flat_path_agrees_at_length(
-    records: list[dict[str, Any]], same: bool, wrapped: bool, dialect: str
-) -> None:
-    _agree(records, same, wrapped, dialect)
+@tiers(fast=20, many=1500)
+def test_flat_path_writes_what_the_general_path_writes(examples: int) -> None:
+    dialects = st.sampled_from(["gateway", "v0.3"])
+    prove(examples, _agree, _RECORDS, st.booleans(), st.booleans(), dialects)
 
 
 def _agree(records: list[dict[str, Any]], same: bool, wrapped: bool, dialect: str) -> None:
