@@ -12,7 +12,6 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gcxwire import gcx
@@ -23,10 +22,8 @@ from gcxwire.limits import Limits
 
 from .. import reference_model
 from ..strategies import SCALARS, TEXT
+from ..tiers import prove, tiers
 from .gcx_checks import column_leaves, reference_sections, roundtrip
-
-FEW = settings(max_examples=5, deadline=None)
-MANY = settings(max_examples=400, deadline=None)
 
 # Long member names make the JSON cells costly, so the child sections pay.
 MEMBERS = st.sampled_from(["name", "image", "imagePullPolicy", "a.b", "k=v", "of", "x{y"])
@@ -97,17 +94,9 @@ def payloads(draw: st.DrawFn) -> Any:
     return {"data": {"total": 3, "items": rows}}
 
 
-@FEW
-@given(payloads())
-def test_child_sections_round_trip(value: Any) -> None:
-    roundtrip(value)
-
-
-@pytest.mark.slow
-@MANY
-@given(payloads())
-def test_child_sections_round_trip_many(value: Any) -> None:
-    roundtrip(value)
+@tiers(fast=5, many=400)
+def test_child_sections_round_trip(examples: int) -> None:
+    prove(examples, roundtrip, payloads())
 
 
 def _source_rows(value: Any, raw_of: str | None) -> list[Any]:
@@ -152,17 +141,9 @@ def reference_reads(value: Any) -> None:
                     assert got[key] == original
 
 
-@FEW
-@given(payloads())
-def test_reference_decoder_reads_child_sections(value: Any) -> None:
-    reference_reads(value)
-
-
-@pytest.mark.slow
-@MANY
-@given(payloads())
-def test_reference_decoder_reads_child_sections_many(value: Any) -> None:
-    reference_reads(value)
+@tiers(fast=5, many=400)
+def test_reference_decoder_reads_child_sections(examples: int) -> None:
+    prove(examples, reference_reads, payloads())
 
 
 def pod(i: int, n: int) -> dict[str, Any]:
