@@ -97,6 +97,10 @@ def encode(
 #   the true minimum.
 _MARGIN = 0.01
 _SPREADS = 4.0
+# A pick other than JSON whose estimate is within this much of JSON's is counted
+# exactly against it: a sample of irregular rows once put GCX1 3.6 % above JSON
+# while its estimate said 1 % + 4 errors below. "Never above JSON" is the promise.
+_VERIFY = 0.25
 _SAMPLE_ROWS = 32
 _GROWTH = 4  # how much bigger the next sample is, when one has not decided
 _SAMPLE_FIT = 0.10  # how far the sampled rows' length may miss the text's
@@ -240,6 +244,10 @@ class _Auto:
             error = (spread**2 + least_spread**2) ** 0.5
         return count - least > _MARGIN * least + _SPREADS * error
 
+    def near_json(self, name: str) -> bool:
+        """Whether ``name``'s estimate leaves JSON's within _VERIFY of it."""
+        return bool(self.estimates["json"][0] <= self.estimates[name][0] * (1 + _VERIFY))
+
     def choose(self) -> str:
         size = _SAMPLE_ROWS
         fits = self.estimate(size)
@@ -262,6 +270,8 @@ class _Auto:
                     continue
             if len(close) > 1:
                 best = min(close, key=lambda name: (self.count(name), _ORDER.index(name)))
+            if best != "json" and self.near_json(best) and self.count(best) > self.count("json"):
+                best = "json"
             text = self.texts["json"] if best == "json" else self.text(best)
             assert text is not None
             if best == "json" or _decodes_to(text, self.value, self.json_bytes):
