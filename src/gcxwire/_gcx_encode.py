@@ -862,6 +862,11 @@ def _cell_styles(
 ) -> tuple[str, list[tuple[str, str]]]:
     """The written rows in the cell styles that pay, and their marks (`json=raw`, `str=`...)."""
     marks: list[tuple[str, str]] = []
+    # Each style drops a backslash (`\\` in JSON, a guard's, `\r\n`'s): text with
+    # none has nothing to drop. A one-character search is a memchr; the passes'
+    # own two-character searches scan at ~1 ns a character (65 µs on symbols-500).
+    if "\\" not in text:
+        return text, marks
     raw = _raw_json(text, header)
     if raw is not None:  # JSON cells as JSON: `json=raw` says their backslashes are single
         text = raw

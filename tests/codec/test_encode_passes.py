@@ -69,3 +69,33 @@ def _follow_by_rows(
 def test_follow_counts_as_a_row_by_row_walk(rows: list[dict[str, Any]], beat: int) -> None:
     args = (rows, ("u",), ("n",), "u/", "", beat)
     assert enc._follow(*args) == _follow_by_rows(*args)
+
+
+def _styles_by_passes(text: str, header: bool, rows: Any, cells: Any, paths: Any) -> Any:
+    # _cell_styles as each pass runs in turn, with no shortcut before them.
+    marks = []
+    raw = enc._raw_json(text, header)
+    if raw is not None:
+        text = raw
+        marks.append((enc._JSON, "raw"))
+    for found, key in ((enc._unguarded, enc._STR), (enc._crlf, enc._CRLF)):
+        got = found(text, header, rows, cells, paths)
+        if got is not None:
+            text = got[0]
+            marks.append((key, got[1]))
+    return text, marks
+
+
+_STYLED = st.sampled_from(["62", "true", "a\r\nb", ["\\"], {"k": "\\\\x"}, "x", 7, None])
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.fixed_dictionaries({"a": _STYLED, "b": _STYLED}), min_size=1, max_size=12))
+def test_cell_styles_match_their_passes(rows: list[dict[str, Any]]) -> None:
+    # Also on text with no backslash, which _cell_styles hands back unread.
+    paths = [("a",), ("b",)]
+    text = enc.encode_table(rows, ["a", "b"], paths, "GCX1 t", "\n", None)[0]
+    for header in (True, False):
+        body = text if header else text.split("\n", 1)[1] if "\n" in text else ""
+        got = enc._cell_styles(body, header, rows, ["a", "b"], paths)
+        assert got == _styles_by_passes(body, header, rows, ["a", "b"], paths)
