@@ -784,6 +784,8 @@ def _section(
     ``below``, list columns that pay move to child sections, whose text
     (headers included) follows the rows.
     """
+    if keys is not None and _sample_keys_differ(rows, keys):
+        return None  # as the writer would, without the passes before it
     children = ""
     if below is not None and rows and nested.may_hold_lists(rows[0]):
         if keys is not None and any(type(r) is not dict or tuple(r) != keys for r in rows):
@@ -851,6 +853,13 @@ def _section(
             text = text[:cut] + _meta_text(marks_after) + text[cut:]
     text += children
     return fields, [*_style_pairs(fields, empty_null, floats), *pairs], text, constants, names
+
+
+def _sample_keys_differ(rows: Sequence[Any], keys: tuple[str, ...]) -> bool:
+    # Whether one of _PROBES spread rows is not a dict of exactly ``keys``, in order.
+    size = len(rows)
+    probed = (rows[i * size // _PROBES] for i in range(min(size, _PROBES)))
+    return any(type(row) is not dict or tuple(row) != keys for row in probed)
 
 
 def _cell_styles(

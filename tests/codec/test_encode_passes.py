@@ -99,3 +99,18 @@ def test_cell_styles_match_their_passes(rows: list[dict[str, Any]]) -> None:
         body = text if header else text.split("\n", 1)[1] if "\n" in text else ""
         got = enc._cell_styles(body, header, rows, ["a", "b"], paths)
         assert got == _styles_by_passes(body, header, rows, ["a", "b"], paths)
+
+
+def test_rows_of_other_keys_leave_the_uniform_path_before_its_passes(
+    monkeypatch: Any,
+) -> None:
+    # The writer would give None for them: the prefix and template searches are not run.
+    rows: list[dict[str, Any]] = [{"a": i, "b": "x" * 20} for i in range(40)]
+    rows[20] = {"b": "y" * 20, "a": 1}
+
+    def never(*args: Any) -> Any:
+        raise AssertionError("searched a table the writer refuses")
+
+    monkeypatch.setattr(enc, "_prefixes", never)
+    monkeypatch.setattr(enc, "_templates", never)
+    assert enc._uniform_table(rows, "t") is None
