@@ -6,11 +6,16 @@ Starts the same real MCP server (tests/proxy/servers/table_server.py, its
 dependency group). Each is driven over stdio by one plain JSON-RPC client, so
 the client's cost is the same for all three. Reports, per row count:
 
-- added p50: the median call time behind the proxy minus the bare server's
-  (the three sessions run side by side and take turns call by call);
+- added p50: the median, over rounds, of a call's time behind the proxy minus
+  the bare server's call in the same round (the three sessions run side by
+  side and take turns call by call, the order rotating, so a burst of load on
+  a shared machine lands on all of them alike);
 - proxy CPU per call: CPU time of the proxy's processes (not the server's),
   read from /proc, divided by the calls;
 - the result's cl100k tokens (what the model would read).
+
+Every call asks for different rows (its own ``offset``), as real calls do: no
+cache of the last texts makes a repeated answer cheaper than a new one.
 
     python bench/proxy_latency.py            # 1, 50 and 5,000 rows, 3 runs
     python bench/proxy_latency.py --quick    # fewer calls, one run
@@ -130,14 +135,15 @@ class Session:
                     raise RuntimeError(f"{method}: {message['error']}")
                 return message["result"]
 
-    def rows(self, n: int) -> str:
+    def rows(self, n: int, offset: int = 0) -> str:
+        arguments = {"n": n, "offset": offset}
         if self.via_compressor:
             params = {
                 "name": self.invoke,
-                "arguments": {"tool_name": "rows_text", "tool_input": {"n": n}},
+                "arguments": {"tool_name": "rows_text", "tool_input": arguments},
             }
         else:
-            params = {"name": "rows_text", "arguments": {"n": n}}
+            params = {"name": "rows_text", "arguments": arguments}
         result = self.request("tools/call", params)
         return "\n".join(block.get("text", "") for block in result["content"])
 
@@ -170,28 +176,33 @@ class Session:
 def measure(configs: dict[str, list[str]], n: int, calls: int) -> dict[str, dict[str, float]]:
     """Every setup's figures at ``n`` rows. The sessions run side by side and
     take turns call by call (the order rotating), so a burst of load on this
-    shared machine lands on all of them alike instead of on one block of calls."""
+    shared machine lands on all of them alike instead of on one block of calls;
+    a proxy's added time is taken per round, against the bare call of that round."""
     sessions = {name: Session(argv) for name, argv in configs.items()}
     times: dict[str, list[float]] = {name: [] for name in sessions}
     texts: dict[str, str] = {}
     try:
         for session in sessions.values():
-            for _ in range(3):  # warm up: imports, tokenizer ranks, caches
-                session.rows(n)
+            for warm in range(3):  # warm up: imports, tokenizer ranks, caches
+                session.rows(n, offset=warm)
         before = {name: (s.proxy_cpu(), s.server_cpu()) for name, s in sessions.items()}
         names = list(sessions)
         for call in range(calls):
             for name in names[call % len(names) :] + names[: call % len(names)]:
                 start = time.perf_counter()
-                texts[name] = sessions[name].rows(n)
+                texts[name] = sessions[name].rows(n, offset=3 + call)
                 times[name].append(time.perf_counter() - start)
         after = {name: (s.proxy_cpu(), s.server_cpu()) for name, s in sessions.items()}
     finally:
         for session in sessions.values():
             session.close()
+    bare = times.get("bare", [0.0] * calls)
+    rival = times.get("mcp-compressor", [0.0] * calls)
     return {
         name: {
             "p50": statistics.median(times[name]),
+            "added": statistics.median(t - b for t, b in zip(times[name], bare)),
+            "vs_rival": statistics.median(t - r for t, r in zip(times[name], rival)),
             "cpu": (after[name][0] - before[name][0]) / calls,
             "server_cpu": (after[name][1] - before[name][1]) / calls,
             "tokens": tokens.count(texts[name]),
@@ -210,7 +221,7 @@ def main() -> None:
     results: dict[tuple[str, int], list[dict[str, float]]] = {}
     for _ in range(runs):
         for n in SIZES:
-            calls = (5 if n >= 5000 else 20) if args.quick else (20 if n >= 5000 else 100)
+            calls = (5 if n >= 5000 else 40) if args.quick else (30 if n >= 5000 else 300)
             for name, figures in measure(configs, n, calls).items():
                 results.setdefault((name, n), []).append(figures)
 
@@ -219,7 +230,6 @@ def main() -> None:
         "\n|--:|---|--:|--:|--:|"
     )
     for n in SIZES:
-        bare = [run["p50"] for run in results[("bare", n)]]
         for name in configs:
             got = results[(name, n)]
             tokens_ = got[-1]["tokens"]
@@ -227,9 +237,14 @@ def main() -> None:
                 p50s = sorted(run["p50"] * 1e3 for run in got)
                 print(f"| {n:,} | bare server (p50 itself) | {_spread(p50s)} | | {tokens_:,} |")
                 continue
-            added = sorted((run["p50"] - base) * 1e3 for run, base in zip(got, bare))
+            added = sorted(run["added"] * 1e3 for run in got)
             cpu = sorted(run["cpu"] * 1e3 for run in got)
             print(f"| {n:,} | {name} | {_spread(added)} | {_spread(cpu)} | {tokens_:,} |")
+    if "mcp-compressor" in configs:
+        print("\ngcxwire's call minus mcp-compressor's in the same round, median ms:")
+        for n in SIZES:
+            ahead = sorted(run["vs_rival"] * 1e3 for run in results[("gcxwire", n)])
+            print(f"- {n:,} rows: {_spread(ahead)}")
 
 
 def _spread(values: list[float]) -> str:
