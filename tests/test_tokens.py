@@ -184,3 +184,42 @@ def test_estimate_is_exact_for_short_text_and_close_for_long() -> None:
     exact = tokens.count(text)
     assert 0 < error < 0.05 * exact
     assert abs(guess - exact) <= 4 * error
+
+
+# --- counting only where two texts differ -----------------------------------------------------
+
+_WORDS = st.lists(st.sampled_from(_FRAGMENTS + ["word", "Walk", " ", "x.y", "42"]), max_size=120)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(_WORDS.map("".join), min_size=1, max_size=6),
+    st.lists(st.sampled_from(['{"k":', "\t", "\n", ",", '"', "\\n", "]}", "é", " "]), max_size=8),
+    st.sampled_from(tokens.ENCODINGS),
+)
+def test_count_difference_is_the_difference_of_counts(
+    cells: list[str], frames: list[str], name: str
+) -> None:
+    """Two framings of the same long cells: the shared runs cancel exactly."""
+    cells = [cell * (1 + 300 // max(1, len(cell))) for cell in cells]  # long enough to share
+    a = '{"x":' + ",".join(f'"{cell}"' for cell in cells) + "}"
+    framed = [f"{frames[i % len(frames)] if frames else ''}{cell}" for i, cell in enumerate(cells)]
+    b = "GCX1 t\n" + "\t".join(framed)
+    expected = tokens.count(a, name) - tokens.count(b, name)
+    assert tokens.count_difference(a, b, name) == expected
+    assert tokens.count_difference(b, a, name) == -expected
+
+
+def test_count_difference_counts_only_what_differs(monkeypatch: pytest.MonkeyPatch) -> None:
+    cell = "Parse the tree, walk its nodes; " * 400
+    a, b = f'{{"name":"w","root":"{cell}"}}', f"GCX1 tool=t fields=name,root\nw\t{cell}\n"
+    counted: list[int] = []
+    real = tokens.count
+
+    def spy(text: str, encoding: str = "cl100k_base") -> int:
+        counted.append(len(text))
+        return real(text, encoding)
+
+    monkeypatch.setattr(tokens, "count", spy)
+    assert tokens.count_difference(a, b) == real(a) - real(b)
+    assert sum(counted) < 300

@@ -134,6 +134,7 @@ class _Auto:
         self.texts: dict[str, str | None] = {"json": json_text}
         self.estimates: dict[str, Count] = {}
         self.exact: dict[str, int] = {}
+        self.differences: dict[tuple[str, str], int] = {}  # (a, b) -> count(a) - count(b)
         # name -> (header tokens, tokens of each sampled row): the same rows in every format
         self.sampled: dict[str, tuple[int, list[int]]] = {}
         self.sections = False  # GCX1 wrote child sections: no sample of any size fits
@@ -150,12 +151,19 @@ class _Auto:
                 self.texts[name] = None  # this format cannot carry the value; another one will
         return self.texts[name]
 
-    def count(self, name: str) -> int:
-        if name not in self.exact:
-            text = self.text(name)
-            assert text is not None
-            self.exact[name] = tokens.count(text)
-        return self.exact[name]
+    def above(self, name: str, other: str) -> int:
+        """Exactly how many tokens ``name`` has more than ``other``, counted only
+        where their texts differ (they share most of their cell text)."""
+        if name == other:
+            return 0
+        if name in self.exact and other in self.exact:
+            return self.exact[name] - self.exact[other]
+        key = (name, other)
+        if key not in self.differences:
+            a, b = self.text(name), self.text(other)
+            assert a is not None and b is not None
+            self.differences[key] = tokens.count_difference(a, b)
+        return self.differences[key]
 
     def sample(self, name: str, picked: list[int]) -> tuple[int, list[int]] | None:
         """The header's and the sampled rows' tokens, if ``name`` writes one line per row.
@@ -269,8 +277,8 @@ class _Auto:
                     fits = self.estimate(size)
                     continue
             if len(close) > 1:
-                best = min(close, key=lambda name: (self.count(name), _ORDER.index(name)))
-            if best != "json" and self.near_json(best) and self.count(best) > self.count("json"):
+                best = min(close, key=lambda name: (self.above(name, close[0]), _ORDER.index(name)))
+            if best != "json" and self.near_json(best) and self.above(best, "json") > 0:
                 best = "json"
             text = self.texts["json"] if best == "json" else self.text(best)
             assert text is not None

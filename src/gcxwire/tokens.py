@@ -35,6 +35,7 @@ __all__ = [
     "ENCODINGS",
     "TokenizerUnavailableError",
     "count",
+    "count_difference",
     "encoding",
     "estimate",
     "next_cut",
@@ -200,6 +201,61 @@ def count(text: str, /, encoding: str = "cl100k_base") -> int:
         total += len(encode(text[start:end]))
         start = end
     return total
+
+
+# Runs of text count_difference looks for in both texts: long, and cut at a tab,
+# line end or backslash, where the formats' framing and escapes differ.
+_SHARED_RUN = re.compile(r"[^\t\n\r\\]{64,}")
+_EDGE = 64  # how far from a run's end its last inner cut is looked for
+
+
+def _inner_cuts(text: str, start: int, end: int) -> tuple[int, int] | None:
+    """The first and last cut strictly inside ``text[start:end]``: both characters
+    that make each one a cut lie inside, so it is a cut wherever the run is copied."""
+    first = _CUT.search(text, start + 1, end)
+    if first is None:
+        return None
+    last = first.end()
+    pos = max(last, end - _EDGE)
+    while (found := _CUT.search(text, pos, end)) is not None and found.end() < end:
+        last, pos = found.end(), found.end() + 1
+    return first.end(), last
+
+
+def count_difference(a: str, b: str, /, encoding: str = "cl100k_base") -> int:
+    """``count(a) - count(b)``, counting only where the two texts differ.
+
+    Long runs of ``b`` (between tabs, newlines and backslashes) that ``a`` also
+    holds, in the same order, are left out of both: cut at inner places where
+    counts add up (``next_cut``), the same run has the same tokens in each text.
+    Two encodings of one value share most of their cell text, so a close race
+    between them costs the text they do not share.
+    """
+    if a.count("\t") + a.count("\n") > b.count("\t") + b.count("\n"):
+        return -count_difference(b, a, encoding)  # runs are cut from the text with more cells
+    pieces_a: list[str] = []
+    pieces_b: list[str] = []
+    at_a = at_b = 0
+    for run in _SHARED_RUN.finditer(b):
+        start, end = run.span()
+        if start < at_b:
+            continue
+        # Look near where ``a`` has got to: the texts hold the same values in the same order.
+        found = a.find(run.group(), at_a, at_a + 2 * (start - at_b) + (end - start) + 4096)
+        if found < 0:
+            continue
+        cuts = _inner_cuts(b, start, end)
+        if cuts is None or cuts[1] <= cuts[0]:
+            continue
+        lo, hi = cuts[0] - start, cuts[1] - start
+        pieces_a.append(a[at_a : found + lo])
+        pieces_b.append(b[at_b : start + lo])
+        at_a, at_b = found + hi, start + hi
+    pieces_a.append(a[at_a:])
+    pieces_b.append(b[at_b:])
+    return sum(count(piece, encoding) for piece in pieces_a if piece) - sum(
+        count(piece, encoding) for piece in pieces_b if piece
+    )
 
 
 # A text longer than twice its sample is estimated from _WINDOWS evenly spaced

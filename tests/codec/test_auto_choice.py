@@ -179,3 +179,21 @@ def test_child_sections_are_not_read_as_rows() -> None:
     assert choice.sections and "gcx" not in choice.sampled
     check(value)
     assert same(value, select.decode(chosen))
+
+
+def test_a_close_race_is_counted_only_where_the_texts_differ(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """One big object: GCX1 holds JSON's text as cells, within 1 % of it. The
+    exact comparison counts the header and framing, not the shared cells."""
+    rnd = random.Random(5)
+    words = ["Parse", "Walk", "Load", "Store", "Index"]
+    body = [
+        [rnd.randrange(999), rnd.choice(words), {rnd.choice(words).lower(): [None, 0.5]}]
+        for _ in range(1500)
+    ]
+    value = {"name": "workspace", "version": 3, "root": {"kind": "module", "body": body}}
+    check(value)
+    counted = _counted_lengths(monkeypatch)
+    chosen = select.encode(value, tool="t")
+    assert sum(counted) < 0.2 * len(chosen)
