@@ -734,9 +734,12 @@ def _build(
         # A top-level table with child sections below it (`of=[].x`).
         top: list[Any] = _section_value(sections[0][0], sections[0][1], doc)
         tables: dict[tuple[tuple[str, ...], ...], list[Any]] = {((),): top}
+        pending: list[_Attach] = []
         for (header, rows, _), marker in zip(sections[1:], markers[1:], strict=True):
             assert marker is not None
-            _child(tables, header, rows, nested.segments(_of_path(marker[1])), doc, limits)
+            steps = nested.segments(_of_path(marker[1]))
+            _child(tables, header, rows, steps, doc, limits, pending)
+        _attach_all(pending, doc)
         return top
     if first is not None and first[0] == _IS and first[1] in ("list", "value"):
         if len(sections) != 1:
@@ -752,6 +755,7 @@ def _build(
         return rows[0][column]
     obj: dict[str, Any] = {}
     tables = {}
+    pending = []
     for (header, rows, _), marker in zip(sections, markers, strict=True):
         if marker is None:
             raise DecodeError(f"Section {header.tool!r} has no `of=` in an object payload", doc)
@@ -764,7 +768,7 @@ def _build(
             continue
         steps = nested.segments(_of_path(name))
         if len(steps) > 1:
-            _child(tables, header, rows, steps, doc, limits)
+            _child(tables, header, rows, steps, doc, limits, pending)
             continue
         path = list(steps[0])
         _check_depth(len(path), header, doc, limits)
@@ -776,6 +780,7 @@ def _build(
                     tables[(steps[0],)] = value
             else:
                 obj[key] = value
+    _attach_all(pending, doc)
     return obj
 
 
@@ -798,8 +803,9 @@ def _child(
     steps: list[tuple[str, ...]],
     doc: str,
     limits: Limits,
+    pending: list[_Attach],
 ) -> None:
-    """A child section (`of=items[].spec.containers`): its rows go into its table's rows."""
+    """A child section (`of=items[].spec.containers`): checked, and its attach left pending."""
     parent = tables.get(tuple(steps[:-1]))
     if parent is None:
         raise DecodeError("An `of=` child section follows no table of that path", doc)
@@ -811,8 +817,19 @@ def _child(
         raise DecodeError("A child section cannot be `form=columns`", doc)
     # Each key is one object level, each list step two (the list and its item).
     _check_depth(sum(map(len, steps)) + 2 * (len(steps) - 1), header, doc, limits)
-    nested.attach(parent, rows, steps[-1], header.columns[0], doc)
+    pending.append((parent, rows, steps[-1], header.columns[0]))
     tables[tuple(steps)] = rows
+
+
+# A child section's rows waiting to go into its table's: (table, rows, path, link).
+_Attach = tuple[list[Any], list[dict[str, Any]], tuple[str, ...], str]
+
+
+def _attach_all(pending: list[_Attach], doc: str) -> None:
+    # Last section first: attaching replaces a table's rows with renamed copies,
+    # so a table takes its own children before its rows go into its parent's.
+    for parent, rows, path, link in reversed(pending):
+        nested.attach(parent, rows, path, link, doc)
 
 
 def _section_value(header: Header, rows: list[dict[str, Any]], doc: str) -> Any:

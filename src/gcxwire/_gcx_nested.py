@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from typing import Any, Final
 
 from ._gcx_model import _FLAT_DEPTH
-from ._impl import escape, format_cell
+from ._impl import attach_items, escape, format_cell
 from ._values import ABSENT
 from .errors import DecodeError, EncodeError
 
@@ -173,37 +173,7 @@ def attach(
     """Put a child section's items back into its table's rows, at ``path`` in each row."""
     if not link.endswith(MARK) or not path:
         raise DecodeError(f"Child section link column {link!r} does not end in []", doc)
-    groups: dict[int, list[dict[str, Any]]] = {}
-    last = 0
-    for item in items:
-        at = item.pop(link, ABSENT)
-        if type(at) is not int or not last <= at < len(parents):
-            raise DecodeError(f"Child row link {at!r} names no row of its table, in order", doc)
-        last = at
-        groups.setdefault(at, []).append(item)
-    key, mark = path[-1], path[-1] + MARK
-    for i, row in enumerate(parents):
-        holder: Any = row
-        for step in path[:-1]:
-            holder = holder.get(step, ABSENT) if type(holder) is dict else ABSENT
-        found = groups.pop(i, [])
-        if type(holder) is not dict or mark not in holder:
-            if found:
-                raise DecodeError(f"Row {i} has child rows but no {mark!r} member", doc)
-            continue
-        count = holder[mark]
-        if count is None and not found:
-            value: list[dict[str, Any]] | None = None
-        elif type(count) is int and count == len(found):
-            value = found
-        else:
-            raise DecodeError(f"Row {i} says {count!r} items in {mark!r}, {len(found)} follow", doc)
-        if key in holder:
-            raise DecodeError(f"Row {i} holds both {key!r} and {mark!r}", doc)
-        # Rename in place (later sections hold these objects): keys after it move behind it.
-        after = list(holder)
-        after = after[after.index(mark) + 1 :]
-        rest = [(k, holder.pop(k)) for k in after]
-        del holder[mark]
-        holder[key] = value
-        holder.update(rest)
+    try:
+        attach_items(parents, items, path, link)
+    except DecodeError as exc:
+        raise DecodeError(exc.msg, doc) from None

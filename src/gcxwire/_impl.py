@@ -43,6 +43,7 @@ escape = _twin.escape
 format_cell = _twin.format_cell
 key_order = _twin.key_order
 nest_rows = _twin.nest_rows
+attach_items = _twin.attach_items
 parse_cell = _twin.parse_cell
 plain_json = _twin.plain_json
 scan_style = _twin.scan_style
@@ -104,6 +105,7 @@ __all__ = [
     "scan_style",
     "shared_keys",
     "nest_rows",
+    "attach_items",
     "encode_table",
     "dict_column",
     "constant_columns",

@@ -174,3 +174,78 @@ def nest_rows(rows, plan, /):
                 target[step[2]] = value
         out.append(nested)
     return out
+
+
+def attach_items(parents, items, path, link, /):
+    """Put a child section's items back into its table's rows.
+
+    Each item's ``link`` member (popped) is the number of its row in ``parents``,
+    in order. The object at ``path[:-1]`` of each row (the row itself for a
+    one-key path) whose member ``path[-1] + "[]"`` holds the item count is
+    replaced (in ``parents``, a list, or in the object holding it) by a copy
+    with that member renamed ``path[-1]`` at its place, holding the items: so a
+    section's children are attached before the section is attached to its own
+    table. Raises DecodeError (no position) when links, counts or members do
+    not agree.
+    """
+    if not path:
+        raise DecodeError("A child section needs a path to its list")
+    cdef list rows = parents if type(parents) is list else list(parents)
+    cdef list found = list(items)
+    cdef tuple steps = tuple(path)
+    cdef Py_ssize_t n = len(rows), m = len(found), i, j = 0, start, last = 0, at
+    cdef dict item, holder, renamed
+    cdef object key = steps[len(steps) - 1], mark = key + "[]", value, count, got, outer, k, v
+    cdef tuple route = steps[:len(steps) - 1]
+    # The links, checked in order: the items of row i are found[start:j] below.
+    cdef Py_ssize_t *links = <Py_ssize_t *>PyMem_Malloc((m + 1) * sizeof(Py_ssize_t))
+    if links == NULL:
+        raise MemoryError()
+    try:
+        for i in range(m):
+            item = <dict?>found[i]
+            got = item.pop(link, _ABSENT)
+            at = -1
+            if type(got) is int and -1 < got < n:
+                at = PyLong_AsSsize_t(got)
+            if not last <= at < n:
+                raise DecodeError(f"Child row link {got!r} names no row of its table, in order")
+            links[i] = last = at
+        for i in range(n):
+            outer = None
+            got = rows[i]
+            for step in route:
+                outer = got
+                got = (<dict>got).get(step, _ABSENT) if type(got) is dict else _ABSENT
+            start = j
+            while j < m and links[j] == i:
+                j += 1
+            if type(got) is not dict or mark not in <dict>got:
+                if j > start:
+                    raise DecodeError(f"Row {i} has child rows but no {mark!r} member")
+                continue
+            holder = <dict>got
+            count = holder[mark]
+            if count is None and j == start:
+                value = None
+            elif type(count) is int and count == j - start:
+                value = found[start:j]
+            else:
+                raise DecodeError(
+                    f"Row {i} says {count!r} items in {mark!r}, {j - start} follow"
+                )
+            if key in holder:
+                raise DecodeError(f"Row {i} holds both {key!r} and {mark!r}")
+            # A renamed copy: renaming in place would move every later member.
+            renamed = {}
+            for k, v in holder.items():
+                if k == mark:
+                    renamed[key] = value
+                else:
+                    renamed[k] = v
+            if route:
+                (<dict>outer)[route[len(route) - 1]] = renamed
+            else:
+                rows[i] = renamed
+    finally:
+        PyMem_Free(links)

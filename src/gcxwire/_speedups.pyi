@@ -31,6 +31,9 @@ def shared_keys(rows: Iterable[Any], /) -> tuple[str, ...] | None: ...
 def nest_rows(
     rows: Iterable[dict[str, Any]], plan: Iterable[tuple[str, tuple[str, ...], str]], /
 ) -> list[dict[str, Any]]: ...
+def attach_items(
+    parents: Iterable[Any], items: Iterable[dict[str, Any]], path: Sequence[str], link: str, /
+) -> None: ...
 def encode_table(
     rows: Iterable[dict[str, Any]],
     fields: Sequence[str],

@@ -21,7 +21,7 @@ code lives in the included parts, one job each:
   _columns.pxi       a table's column paths compiled for reading rows, and
                      the per-column helpers (shared_keys, constant_columns, ...)
   _table_encode.pxi  whole tables: style counts, encode_table, scan_style
-  _rows_decode.pxi   whole sections: decode_rows, nest_rows
+  _rows_decode.pxi   whole sections: decode_rows, nest_rows, attach_items
 """
 
 import math
@@ -100,6 +100,7 @@ __all__ = [
     "scan_style",
     "shared_keys",
     "nest_rows",
+    "attach_items",
     "encode_table",
     "dict_column",
     "constant_columns",

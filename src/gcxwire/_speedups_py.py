@@ -37,6 +37,7 @@ __all__ = [
     "scan_style",
     "shared_keys",
     "nest_rows",
+    "attach_items",
     "encode_table",
     "dict_column",
     "constant_columns",
@@ -449,6 +450,65 @@ def nest_rows(
                 target[key] = row[name]
         out.append(nested)
     return out
+
+
+def attach_items(
+    parents: Iterable[Any], items: Iterable[dict[str, Any]], path: Sequence[str], link: str, /
+) -> None:
+    """Put a child section's items back into its table's rows.
+
+    Each item's ``link`` member (popped) is the number of its row in ``parents``,
+    in order. The object at ``path[:-1]`` of each row (the row itself for a
+    one-key path) whose member ``path[-1] + "[]"`` holds the item count is
+    replaced (in ``parents``, a list, or in the object holding it) by a copy
+    with that member renamed ``path[-1]`` at its place, holding the items: so a
+    section's children are attached before the section is attached to its own
+    table. Raises DecodeError (no position) when links, counts or members do
+    not agree.
+    """
+    if not path:
+        raise DecodeError("A child section needs a path to its list")
+    rows = parents if type(parents) is list else list(parents)
+    groups: dict[int, list[dict[str, Any]]] = {}
+    last = 0
+    for item in items:
+        if not isinstance(item, dict):
+            raise TypeError(f"Expected dict, got {type(item).__name__}")
+        at = item.pop(link, ABSENT)
+        if type(at) is not int or not last <= at < len(rows):
+            raise DecodeError(f"Child row link {at!r} names no row of its table, in order")
+        last = at
+        groups.setdefault(at, []).append(item)
+    key = path[-1]
+    mark = key + "[]"
+    route = path[:-1]
+    for i, row in enumerate(rows):
+        outer: Any = None
+        holder: Any = row
+        for step in route:
+            outer = holder
+            holder = holder.get(step, ABSENT) if type(holder) is dict else ABSENT
+        found = groups.pop(i, [])
+        if type(holder) is not dict or mark not in holder:
+            if found:
+                raise DecodeError(f"Row {i} has child rows but no {mark!r} member")
+            continue
+        count = holder[mark]
+        if count is None and not found:
+            value: list[dict[str, Any]] | None = None
+        elif type(count) is int and count == len(found):
+            value = found
+        else:
+            raise DecodeError(f"Row {i} says {count!r} items in {mark!r}, {len(found)} follow")
+        if key in holder:
+            raise DecodeError(f"Row {i} holds both {key!r} and {mark!r}")
+        renamed = {
+            (key if k == mark else k): (value if k == mark else v) for k, v in holder.items()
+        }
+        if route:
+            outer[route[-1]] = renamed
+        else:
+            rows[i] = renamed
 
 
 def _gather(row: dict[str, Any], paths: Sequence[tuple[Any, ...] | None], i: int) -> list[Any]:

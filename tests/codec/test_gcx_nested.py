@@ -176,6 +176,35 @@ def test_top_level_tables_and_grandchildren() -> None:
     assert "fields=c[]," in text  # the grandchildren link to rows of the `c` section
 
 
+def _named(n: int, key: str, i: int) -> list[dict[str, Any]]:
+    return [{f"{key}Name": f"{key}-{i}-{j}", f"{key}Note": f"text {j}"} for j in range(n)]
+
+
+def test_sibling_nested_and_grandchild_sections_keep_member_order() -> None:
+    # Attaching replaces rows with renamed copies, deepest section first: the
+    # grandchildren must reach the rows the table's own rows then hold, and
+    # every object keep its member order (the list member between the others).
+    rows: list[dict[str, Any]] = [
+        {
+            "id": i,
+            "tags": [
+                {"k": f"t{j}", "sub": _named(1 + (i + j) % 3, "sub", j)} for j in range(1 + i % 2)
+            ],
+            "user": {"login": f"u{i}", "labels": _named(i % 3, "label", i), "site": i},
+            "more": _named(2 - i % 2, "more", i),
+            "tail": f"end{i}",
+        }
+        for i in range(4)
+    ]
+    text = roundtrip(rows)
+    ofs = [line.rsplit(" of=", 1)[-1] for line in text.split("\n")[1:] if line.startswith("GCX1")]
+    assert ofs == ["[].tags", "[].tags[].sub", "[].more", "[].user.labels"]
+    back = gcx.decode(text)
+    assert [list(row) for row in back] == [list(row) for row in rows]
+    assert [list(row["user"]) for row in back] == [["login", "labels", "site"]] * 4
+    assert back[3]["tags"][1]["sub"] == rows[3]["tags"][1]["sub"]
+
+
 def test_small_lists_stay_json_cells() -> None:
     rows = [{"id": i, "tags": [{"k": "a"}]} for i in range(2)]
     text = roundtrip(rows)

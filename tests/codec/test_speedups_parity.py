@@ -99,6 +99,13 @@ BAD_CALLS = [
     ("decode_rows", ("é\n😀\t2\t3", 0, ["a", "b"], False, False, NONE, 99, 9, 5, 99)),
     ("nest_rows", ([{"a": 1, "a.b": 2}], [("a", (), "a"), ("a.b", ("a",), "b")])),
     ("nest_rows", ([{"a": 1}, [1]], [("a", (), "a")])),
+    ("attach_items", ([{"b[]": 1}], [[0]], ("b",), "[]")),
+    ("attach_items", ([{"b[]": 1}], [{"[]": 1}], ("b",), "[]")),
+    ("attach_items", ([{"b[]": 1}], [{"[]": True}], ("b",), "[]")),
+    ("attach_items", ([{"b[]": 2}], [{"[]": 0}], ("b",), "[]")),
+    ("attach_items", ([{"b[]": 1, "b": 0}], [{"[]": 0}], ("b",), "[]")),
+    ("attach_items", ([{"b": 1}], [{"[]": 0}], ("b",), "[]")),
+    ("attach_items", ([{"b[]": 1}], [{"[]": 0}], (), "[]")),
     ("encode_table", ([{"a": float("nan")}, [1]], ["a"], [("a",)], None, "\n", None)),
     (
         "encode_table",
@@ -127,7 +134,7 @@ def test_same_errors(name: str, args: tuple[Any, ...]) -> None:
     errors = []
     for module in (_speedups_py, _speedups):
         with pytest.raises(Exception) as info:
-            getattr(module, name)(*args)
+            getattr(module, name)(*copy.deepcopy(args))  # attach_items pops what it reads
         err = info.value
         errors.append((type(err), str(err), getattr(err, "pos", None), getattr(err, "path", None)))
     assert errors[0] == errors[1]
@@ -487,6 +494,40 @@ def test_nest_rows_agrees(rows: list[dict[str, Any]], plan: Any) -> None:
     # Each twin gets its own copy: a nested value may be written into (both twins alias it).
     ext = outcome(_speedups.nest_rows, copy.deepcopy(rows), plan)
     assert ext == outcome(_speedups_py.nest_rows, copy.deepcopy(rows), plan)
+
+
+ATTACH_VALUES = st.sampled_from([None, 0, 1, 2, True, "x", {}, {"b[]": 1, "z": 0}])
+ATTACH_ROW = st.dictionaries(st.sampled_from(["a", "b", "b[]", "o"]), ATTACH_VALUES)
+ATTACH_ITEM = st.dictionaries(st.sampled_from(["[]", "c"]), st.sampled_from([0, 1, 2, -1, 2**70]))
+
+
+@need_ext
+@given(
+    st.lists(ATTACH_ROW, max_size=4),
+    st.lists(ATTACH_ITEM, max_size=5),
+    st.sampled_from([("b",), ("o", "b"), ("a", "o", "b")]),
+)
+def test_attach_items_agrees(rows: list[dict[str, Any]], items: list[Any], path: Any) -> None:
+    # Each twin gets its own copies; the rows and items as each left them are compared too.
+    results = []
+    for twin in (_speedups, _speedups_py):
+        mine, its = copy.deepcopy(rows), copy.deepcopy(items)
+        result = outcome(twin.attach_items, mine, its, path, "[]")
+        results.append((result, repr(mine), repr(its)))
+    assert results[0] == results[1]
+
+
+def test_attach_items_renames_the_count_at_its_place(twin: str) -> None:
+    rows: list[Any] = [{"a": 1, "b[]": 2, "z": 3}, {"a": 2, "b[]": None}, {"a": 3}]
+    items = [{"[]": 0, "c": 1}, {"[]": 0, "c": 2}]
+    module = _speedups if twin == "c" else _speedups_py
+    held = rows[0]
+    module.attach_items(rows, items, ("b",), "[]")
+    assert rows == [{"a": 1, "b": [{"c": 1}, {"c": 2}], "z": 3}, {"a": 2, "b": None}, {"a": 3}]
+    assert list(rows[0]) == ["a", "b", "z"] and rows[0] is not held and rows[2] is not None
+    nested: list[Any] = [{"o": {"b[]": 1, "z": 0}, "y": 1}]
+    module.attach_items(nested, [{"[]": 0}], ("o", "b"), "[]")
+    assert nested == [{"o": {"b": [{}], "z": 0}, "y": 1}] and list(nested[0]["o"]) == ["b", "z"]
 
 
 # Section bodies: rows, comments, blanks, CRLF, headers, long, bracket-heavy and
