@@ -470,3 +470,16 @@ def test_a_million_two_byte_rows_cost_less_than_100_times_their_size(typed: bool
     assert len(rows) == 1_000_000
     # A one-key dict is 184 bytes and its list slot 8: about 96 bytes per input byte.
     assert peak < 100 * len(text)
+
+
+def test_long_number_looks_at_few_characters_of_a_line_without_digit_runs() -> None:
+    # The pure twin's look for a too long digit run before a line is read: the
+    # regex it replaced took ~40 ns per character past the limit's length, so
+    # 10 times the line past the limit took 65 times the time.
+    from gcxwire.limits import long_number
+
+    def make(n: int) -> Callable[[], Any]:
+        line = "0\t" + "a closed pipe; " * (n // 15) + "1" * 30
+        return lambda: [long_number(line, 4300) for _ in range(20)]
+
+    assert growth(make, 5000) < GROWTH_BOUND

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from gcxwire import gcx
 from gcxwire.errors import DecodeError
-from gcxwire.limits import DEFAULT_LIMITS, Limits, depth_exceeds
+from gcxwire.limits import DEFAULT_LIMITS, Limits, depth_exceeds, digit_run, long_number
 
 
 def test_defaults_are_generous() -> None:
@@ -141,3 +141,10 @@ def _depth_by_hand(text: str) -> int:
 @given(st.text(alphabet='[]{}"\\\na,', max_size=40), st.integers(0, 6))
 def test_depth_exceeds_matches_a_character_loop(text: str, limit: int) -> None:
     assert depth_exceeds(text, limit) == (_depth_by_hand(text) > limit)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet='0123456789\\"a', max_size=40), st.integers(-1, 6))
+def test_long_number_finds_what_the_digit_run_regex_finds(text: str, limit: int) -> None:
+    found = digit_run(limit).search(text) if limit > 0 else None
+    assert long_number(text, limit) == (-1 if found is None else found.start())
