@@ -18,7 +18,9 @@ from ._gcx_model import (
     _GO_SPACE,
     _IS,
     _JSON,
+    _NULLABLE,
     _OF,
+    _OPTIONAL,
     _PREFIX,
     _STR,
     _TEMPLATE,
@@ -39,7 +41,7 @@ from .limits import (
 )
 
 _NO_NAMES: frozenset[str] = frozenset()
-_STYLES = (_EMPTY, _FLOAT, _FLAT, _JSON, _STR, _CRLF)
+_STYLES = (_EMPTY, _FLOAT, _FLAT, _JSON, _STR, _CRLF, _OPTIONAL, _NULLABLE)
 _GROUP_END = object()  # in _nest_plan's tree: a declared group ends here
 
 
@@ -113,6 +115,8 @@ def _parse_header(line: str, doc: str, pos: int, limits: Limits = DEFAULT_LIMITS
             if not declared.issubset(header.columns):
                 raise DecodeError.at(f"`{key}={styles[key]}` names no column", doc, pos)
             header.__dict__["strings" if key == _STR else "crlf"] = declared
+    if _OPTIONAL in styles or _NULLABLE in styles:
+        header.__dict__["missing"] = _missing_groups(styles, flat, doc, pos)
     if prefixes:
         header.__dict__["prefixes"] = _prefix_columns(prefixes, header.columns, doc, pos)
     if templates:
@@ -142,6 +146,52 @@ def _ungroup(listed: str, doc: str, pos: int) -> tuple[list[str], list[str]]:
     if chain:
         raise DecodeError.at(f"Group {chain[-1]!r} in the field list is not closed", doc, pos)
     return dotted, groups
+
+
+def _missing_groups(
+    styles: dict[str, str], flat: frozenset[str], doc: str, pos: int
+) -> tuple[tuple[str, bool], ...]:
+    # `optional=g` / `nullable=g`: declared groups; outer groups first, as rows are read.
+    found: dict[str, bool] = {}
+    for key, null in ((_OPTIONAL, False), (_NULLABLE, True)):
+        declared = _names(styles.get(key))
+        if not declared.issubset(flat):
+            raise DecodeError.at(f"`{key}={styles[key]}` names no group", doc, pos)
+        for group in declared:
+            if group in found:
+                raise DecodeError.at(f"Group {group!r} is both optional and nullable", doc, pos)
+            found[group] = null
+    return tuple(sorted(found.items(), key=lambda item: (item[0].count("."), item[0])))
+
+
+def _drop_missing(rows: list[dict[str, Any]], header: Header) -> None:
+    """Each ``optional=`` group whose cells are all blank, removed; a ``nullable=`` one, null.
+
+    Such a group is rebuilt as an object holding at most (blank) groups; the
+    writer spreads an object only when it holds a member that is no group, a
+    cell that is never blank, so a blank group is a row that misses it.
+    """
+    paths = [(group.split("."), group, null) for group, null in header.missing]
+    for row in rows:
+        for path, group, null in paths:
+            holder: Any = row
+            for key in path[:-1]:
+                holder = holder.get(key) if type(holder) is dict else None
+            if type(holder) is dict:
+                value = holder.get(path[-1])
+                if type(value) is dict and _blank(value, group, header.flat):
+                    if null:
+                        holder[path[-1]] = None
+                    else:
+                        del holder[path[-1]]
+
+
+def _blank(obj: dict[str, Any], group: str, flat: frozenset[str]) -> bool:
+    # Whether a rebuilt group holds no cell's value: its members are blank groups, if any.
+    return all(
+        type(v) is dict and f"{group}.{k}" in flat and _blank(v, f"{group}.{k}", flat)
+        for k, v in obj.items()
+    )
 
 
 def _prefix_columns(
@@ -514,7 +564,12 @@ class _Lines:
                 _add_prefixes([row], header.prefixes)
             if self.typed and header.templates:
                 _add_templates([row], header.templates)
-            return row if self.nest is None else _nest(row, self.nest)
+            if self.nest is None:
+                return row
+            row = _nest(row, self.nest)
+            if header.missing:
+                _drop_missing([row], header)
+            return row
         except DecodeError as exc:
             raise DecodeError.at(exc.msg, self.doc, pos + exc.pos) from None
 
@@ -594,6 +649,8 @@ def _section_rows(
             _add_templates(found, header.templates)
         if state.nest is not None:
             found = nest_rows(found, state.nest)
+            if header.missing:
+                _drop_missing(found, header)
         if not rows:
             return stop, found
         rows.extend(found)

@@ -20,7 +20,9 @@ from ._gcx_model import (
     _JSON,
     _LOST_NAMES,
     _NO_FLOATS,
+    _NULLABLE,
     _OF,
+    _OPTIONAL,
     _PREFIX,
     _SPACE,
     _STR,
@@ -269,7 +271,12 @@ Path = tuple[str, ...]
 
 
 def _flat_plan(
-    rows: Sequence[dict[str, Any]], fields: Sequence[str], prefix: str, path: Path
+    rows: Sequence[dict[str, Any]],
+    fields: Sequence[str],
+    prefix: str,
+    path: Path,
+    missing: dict[str, bool] | None = None,
+    skip: frozenset[str] = frozenset(),
 ) -> tuple[list[str], list[str], list[Path]]:
     """Columns with nested objects spread out: (dotted fields, flattened groups, key paths).
 
@@ -277,6 +284,10 @@ def _flat_plan(
     clean table, and no sibling name starts with ``column.`` (so no two dotted
     names can collide). Group names are dot-free keys joined by dots; a dotted
     field's path is the keys that lead to its value (``user.id``: user, id).
+    With ``missing``, a column that holds objects in some rows and null (or
+    nothing) in the others is spread too, and ``missing[group]`` says which
+    (True: null), for the header's ``nullable=`` / ``optional=``; the groups
+    in ``skip`` are not spread that way.
     """
     flat: list[str] = []
     groups: list[str] = []
@@ -286,6 +297,7 @@ def _flat_plan(
     for name in fields:
         members: list[str] | None = None
         values: list[dict[str, Any]] | None = None
+        null: bool | None = None  # a column of objects some rows miss: how they miss it
         if (
             name  # an empty group name cannot be listed in `flat=` (readers skip it)
             and "." not in name
@@ -293,6 +305,8 @@ def _flat_plan(
             and name not in dotted
         ):
             values = dict_column(rows, name)  # None unless every row holds an object there
+            if values is None and missing is not None and prefix + name not in skip:
+                null, values = _sparse_column(rows, name)
             if values is not None:
                 try:
                     members = _table_fields(values, "$")
@@ -302,14 +316,94 @@ def _flat_plan(
             flat.append(prefix + name)
             paths.append((*path, name))
             continue
-        groups.append(prefix + name)
         sub_flat, sub_groups, sub_paths = _flat_plan(
-            values, members, f"{prefix}{name}.", (*path, name)
+            values, members, f"{prefix}{name}.", (*path, name), missing, skip
         )
+        if null is not None:
+            assert missing is not None
+            if not _holds_a_cell(values, sub_groups, f"{prefix}{name}."):
+                for group in sub_groups:  # the column stays one JSON cell
+                    missing.pop(group, None)
+                flat.append(prefix + name)
+                paths.append((*path, name))
+                continue
+            missing[prefix + name] = null
+        groups.append(prefix + name)
         flat.extend(sub_flat)
         groups.extend(sub_groups)
         paths.extend(sub_paths)
     return flat, groups, paths
+
+
+# A column of objects and nulls (or absent keys) is spread when this many rows hold an object.
+_SPARSE_ROWS = 2
+
+
+def _sparse_column(
+    rows: Sequence[Any], name: str
+) -> tuple[bool | None, list[dict[str, Any]] | None]:
+    """(null, the objects) when every row holds a non-empty object at ``name`` or misses it.
+
+    A row misses it in one way only: null (``null`` True) or no key (False),
+    so that a row whose group cells are all blank reads one way. (None, None)
+    when some row holds anything else there, both kinds of miss occur, or
+    fewer than ``_SPARSE_ROWS`` rows hold an object.
+    """
+    values: list[dict[str, Any]] = []
+    kinds: set[bool] = set()
+    for row in rows:
+        if type(row) is not dict:
+            return None, None
+        value = row.get(name, ABSENT)
+        if type(value) is dict and value:
+            values.append(value)
+        elif value is None or value is ABSENT:
+            kinds.add(value is None)
+            if len(kinds) > 1:
+                return None, None
+        else:
+            return None, None
+    if len(values) < _SPARSE_ROWS or not kinds:
+        return None, None
+    return kinds.pop(), values
+
+
+def _holds_a_cell(values: Sequence[dict[str, Any]], sub_groups: Sequence[str], prefix: str) -> bool:
+    # Whether each object holds a member that is no group of its own: a cell
+    # that is never blank, so a row whose group cells are all blank misses it.
+    spread = {g[len(prefix) :] for g in sub_groups if "." not in g[len(prefix) :]}
+    return all(any(key not in spread for key in value) for value in values)
+
+
+def _without_missing(
+    rows: Sequence[dict[str, Any]], missing: dict[str, bool]
+) -> list[dict[str, Any]]:
+    """Copies of the rows without the null where a ``nullable=`` group goes (objects copied).
+
+    Rows are written by column path, and a path cannot go through a null; its
+    cells are then blank, as for an absent key.
+    """
+    nulls = [tuple(g.split(".")) for g, null in missing.items() if null]
+    out: list[dict[str, Any]] = []
+    for row in rows:
+        for path in nulls:
+            holder: Any = row
+            for key in path[:-1]:
+                holder = holder.get(key) if type(holder) is dict else None
+            if type(holder) is dict and path[-1] in holder and holder[path[-1]] is None:
+                row = _dropped(row, path)
+        out.append(row)
+    return out
+
+
+def _dropped(obj: dict[str, Any], path: Path) -> dict[str, Any]:
+    # A copy of obj without the member at path (the objects on the way copied).
+    out = dict(obj)
+    if len(path) == 1:
+        del out[path[0]]
+    else:
+        out[path[0]] = _dropped(obj[path[0]], path[1:])
+    return out
 
 
 def _constants(
@@ -796,16 +890,33 @@ def _section(
             keys = None
     pairs: list[tuple[str, str]] = []
     paths: list[Path] = [(f,) for f in fields]
-    # Only a column whose first cell is an object can be spread.
-    if rows and dict in map(type, rows[0].values()):
-        flat, groups, flat_paths = _flat_plan(rows, fields, "", ())
+    # Only a column whose first cell is an object can be spread (or, for
+    # objects some rows lack, one of the first rows' cells).
+    missing: dict[str, bool] = {}
+    if rows and any(type(r) is dict and dict in map(type, r.values()) for r in rows[:_PROBES]):
+        flat, groups, flat_paths = _flat_plan(rows, fields, "", (), missing)
+        skip: frozenset[str] = frozenset()
+        while missing and _grouped_names(flat, flat_paths, {}) is None:
+            # In dotted names (`a.b.c`) spreading sparse objects costs more than it
+            # saves: leave them out, the last first, until the groups read as written.
+            skip |= {next(reversed(missing))}
+            missing = {}
+            flat, groups, flat_paths = _flat_plan(rows, fields, "", (), missing, skip)
         if groups:  # nested members are read by path: no flattened copy of the rows
             fields, paths = flat, flat_paths
             pairs.append((_FLAT, _name_list(groups)))
+        if any(missing.values()):  # rows are written by path, and no path goes through null
+            if keys is not None and any(type(r) is not dict or tuple(r) != keys for r in rows):
+                return None
+            rows, keys = _without_missing(rows, missing), None
     constants = _constants(rows, fields, paths)
     names = _grouped_names(fields, paths, constants) if pairs else None
     if names is not None:  # the groups are in the field list: `flat={}` says so
         pairs[0] = (_FLAT, "{}")
+    for key, null in ((_OPTIONAL, False), (_NULLABLE, True)):
+        chosen = [g for g, kind in missing.items() if kind is null]
+        if chosen:
+            pairs.append((key, _name_list(chosen)))
     prefixes = _prefixes(rows, fields, paths, constants)
     cols = _Columns(rows)  # the templates' columns, read once for the search and the drop
     templates = _templates(rows, fields, paths, constants, prefixes, cols)

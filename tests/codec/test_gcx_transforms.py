@@ -343,6 +343,100 @@ def test_constant_inside_a_group() -> None:
     assert text.split("\n")[0] == "GCX1 tool=t fields=n,owner{login,type=User} flat={}"
 
 
+MISSING = st.sampled_from(["absent", "null", "object"])
+
+
+@st.composite
+def sparse_tables(draw: st.DrawFn) -> list[dict[str, Any]]:
+    """Rows where an object is there in some rows and null or absent in others.
+
+    Built to defeat `optional=` / `nullable=`: members that are null, `{}` or
+    absent (a row's cells may all be blank while it holds the object), inner
+    objects that some of those objects lack, and both kinds of miss in one column.
+    """
+    members = draw(
+        st.lists(st.sampled_from(["login", "id", "site", "n"]), min_size=1, max_size=3, unique=True)
+    )
+    rows: list[dict[str, Any]] = []
+    for i in range(draw(st.integers(2, 6))):
+        row: dict[str, Any] = {"id": i}
+        kind = draw(MISSING)
+        if kind == "object":
+            owner: dict[str, Any] = {}
+            for m in members:
+                if draw(st.booleans()):
+                    owner[m] = draw(st.one_of(SCALARS, st.just({}), st.just(f"v{i}")))
+            if draw(st.booleans()):
+                inner = draw(st.sampled_from([None, {}, {"url": f"u{i}"}, {"url": None}]))
+                if inner is not None or draw(st.booleans()):
+                    owner["home"] = inner
+            row["owner"] = owner
+        elif kind == "null":
+            row["owner"] = None
+        if draw(st.booleans()):
+            row["tail"] = draw(st.one_of(SCALARS, TEXT))
+        rows.append(row)
+    return rows
+
+
+@tiers(fast=25, many=300)
+def test_sparse_groups_round_trip(examples: int) -> None:
+    prove(examples, roundtrip, sparse_tables())
+
+
+@tiers(fast=25, many=300)
+def test_reference_decoder_reads_sparse_groups(examples: int) -> None:
+    prove(examples, reads_new_forms, sparse_tables(), st.just("t"))
+
+
+def test_an_object_some_rows_lack_is_spread_and_marked_optional() -> None:
+    rows = [
+        {"id": 1, "owner": {"login": "a", "site": "x"}},
+        {"id": 2},
+        {"id": 3, "owner": {"login": "c", "site": "z"}},
+    ]
+    text = roundtrip(rows)
+    assert (
+        text
+        == "GCX1 tool=t fields=id,owner{login,site} flat={} optional=owner\n1\ta\tx\n2\n3\tc\tz"
+    )
+    assert reference_model.decode(text)["sections"][0]["fields"] == ["id", "owner{login", "site}"]
+
+
+def test_an_object_some_rows_hold_null_is_marked_nullable() -> None:
+    rows = [
+        {"id": i, "milestone": {"title": f"m{i}", "state": "open"} if i % 2 else None}
+        for i in range(4)
+    ]
+    text = roundtrip(rows)
+    assert (
+        text.split("\n")[0]
+        == "GCX1 tool=t fields=id,milestone{title,state} flat={} nullable=milestone"
+    )
+
+
+def test_objects_whose_cells_could_all_be_blank_stay_json() -> None:
+    # {} and an object of an inner group only would read as a row without the object.
+    first = {"login": "a", "home": {"url": "u0"}}
+    for owner in ({}, {"home": {"url": "u1"}}):
+        rows = [{"id": 0, "owner": first}, {"id": 1, "owner": owner}, {"id": 2}]
+        assert "optional=" not in roundtrip(rows)
+    rows = [{"id": 0, "owner": {"login": "a"}}, {"id": 1, "owner": None}, {"id": 2}]
+    assert "optional=" not in roundtrip(rows) and "nullable=" not in roundtrip(rows)
+
+
+@pytest.mark.parametrize(
+    ("payload", "message"),
+    [
+        ("GCX1 tool=t fields=id,o{a,b} flat={} optional=p\n1", "names no group"),
+        ("GCX1 tool=t fields=id,o{a,b} flat={} optional=o nullable=o\n1", "both"),
+    ],
+)
+def test_missing_group_markers_name_declared_groups(payload: str, message: str) -> None:
+    with pytest.raises(DecodeError, match=message):
+        gcx.decode(payload)
+
+
 @pytest.mark.parametrize(
     "payload",
     ["GCX1 tool=t fields=a} flat={}\n1", "GCX1 tool=t fields=a{b flat={}\n1"],

@@ -59,6 +59,11 @@ CASES: list[tuple[str, set[str]]] = [
     (gcx([{"a": i, "zip": str(10000 + i)} for i in range(4)]), {"str"}),
     (gcx([{"a": i, "text": "a\r\nb\r\nc\r\n"} for i in range(2)]), {"crlf"}),
     (
+        gcx([{"a": i, **({"o": {"x": i, "y": i}} if i else {})} for i in range(3)]),
+        {"flat", "optional"},
+    ),
+    (gcx([{"a": i, "o": {"x": i, "y": i} if i else None} for i in range(3)]), {"flat", "nullable"}),
+    (
         gcx([{"a": i, "b": "same-value-here"} for i in range(3)]),
         {"constant"},
     ),

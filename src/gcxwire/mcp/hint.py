@@ -67,6 +67,11 @@ MARKERS: Final[dict[str, str]] = {
     ),
     "str": "str=a,b: columns a, b hold text only: a cell 12 or true there is the text 12, true.",
     "crlf": "crlf=a: in column a each \\n is a Windows line end, CR LF.",
+    "optional": (
+        "optional=owner: a row whose owner columns are all blank has no member owner"
+        " (a row with owner holds a cell there)."
+    ),
+    "nullable": "nullable=owner: a row whose owner columns are all blank has owner null.",
     "constant": (
         "A field written name=value in fields= is a column holding that value in every row;"
         " its cells are left blank."
@@ -98,7 +103,10 @@ _BY_FORMAT: Final[dict[str, tuple[str, ...]]] = {
     "json": (),
 }
 # Header keys whose raw spelling is a marker (a data member of that name is written `\of`).
-_STYLE_KEYS: Final = {"of": "of", "float": "float", "flat": "flat", "str": "str", "crlf": "crlf"}
+_STYLE_KEYS: Final = {
+    "of": "of", "float": "float", "flat": "flat", "str": "str", "crlf": "crlf",
+    "optional": "optional", "nullable": "nullable",
+}  # fmt: skip
 # A cell that a backslash keeps as text (not an escaped TAB, LF or backslash, not a word).
 # These are found from their backslash, which the regex engine skips ahead to
 # (a pattern that opens with ``(?:^|\t)`` is tried at every character: 4 ms
