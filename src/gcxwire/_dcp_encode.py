@@ -2,19 +2,17 @@
 
 from __future__ import annotations
 
-import contextlib
 import json
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from itertools import chain
-from operator import itemgetter
 from typing import Any, Literal
 
 import orjson
 
 from ._dcp_infer import infer_schema
 from ._dcp_schema import DcpSchema, Path, resolve, split_path, unwrap
+from ._impl import dcp_lines, dcp_rows
 from ._values import ABSENT, check_value, dumps_valid, is_plain, path_join, too_many_digits
 from .errors import EncodeTypeError, EncodeValueError
 
@@ -140,61 +138,31 @@ def encode(
 
 # --- columns and rows ------------------------------------------------------------------------
 
-# The cell types the flat path writes with orjson as they are (lists once is_plain says so).
-_FLAT_CELLS = frozenset({str, int, bool, float, type(None), list})
-
 
 def _flat_table(items: list[Any], domain: str, style: Style) -> tuple[DcpSchema, str] | None:
-    """The inferred schema and row lines of records that hold no object, or None.
+    """The inferred schema and row lines of records the ``dcp_rows`` leaf takes, or None.
 
-    For such records inference is the keys in first-seen order, every one a field, and a row
-    is its record's values: found with builtin passes over all records at once (no Python
-    code per cell) instead of flattening and typing each record. None (the general path
-    decides, and raises what it raises) when anything is unusual: no records, an object,
-    a key that is not a str, a cell type or value orjson would write differently.
+    For records holding no object, inference is the keys in first-seen order, every one a
+    field; for records whose objects all have one shape, a field per leaf named by its dot
+    path (what ``infer_schema`` gives for either). A row is its record's values: built by
+    the leaf over all records at once, then written by one orjson call. None (the general
+    path decides, and raises what it raises) when anything is unusual (see ``dcp_rows``).
     """
-    if not items or set(map(type, items)) != {dict} or not domain or "#" in domain:
+    if not items or not domain or "#" in domain:
         return None
-    names = tuple(items[0])
-    rows: list[Any] | None = None
-    if names and all(map(len(names).__eq__, map(len, items))):
-        # Every record the first one's size: if each holds its keys it has no others
-        # (in whatever order), so they are the fields, in the first record's order.
-        getter = itemgetter(*names)
-        with contextlib.suppress(KeyError):
-            rows = list(map(getter, items))
-            if len(names) == 1:
-                rows = [(value,) for value in rows]
-    if rows is None:
-        names = tuple(dict.fromkeys(chain.from_iterable(items)))
-        fill = [style.absent] * len(names)
-        rows = [list(map(r.get, names, fill)) for r in items]
-    if not names or set(map(type, names)) != {str}:
+    found = dcp_rows(items, style.absent)
+    if found is None or not found[0]:
         return None
-    kinds = set(map(type, chain.from_iterable(rows)))
-    if not kinds <= _FLAT_CELLS:
-        return None
-    if float in kinds and not math.isfinite(
-        sum(filter(float.__instancecheck__, chain.from_iterable(rows)), 0.0)
-    ):
-        return None  # a NaN or infinity (or finite floats whose sum overflows) somewhere
-    if list in kinds and not all(
-        map(is_plain, filter(list.__instancecheck__, chain.from_iterable(rows)))
-    ):
-        return None
-    absent = style.absent
-    if absent is not None and type(None) in kinds:  # null is written as absent
-        rows = [[absent if v is None else v for v in row] for row in rows]
+    names, rows = found
     try:
         # One orjson call for the whole table (a call per row costs ~10x more: each result
         # is a fresh allocation), then a row per line: every "],[" between two rows is
         # replaced when the count shows no cell holds one.
         text = orjson.dumps(rows)
-        if text.count(b"],[") == len(rows) - 1:
-            body = text[1:-1].replace(b"],[", b"]\n[").decode()
-        else:
+        body = dcp_lines(text, len(rows))
+        if body is None:
             body = "\n".join([orjson.dumps(row).decode() for row in rows])
-    except orjson.JSONEncodeError:  # an int past 64 bits, a lone surrogate
+    except orjson.JSONEncodeError:  # a lone surrogate
         return None
     return DcpSchema(id=f"{domain}:v1", fields=names), body
 

@@ -34,6 +34,8 @@ else:
 
 column_prefixes = _twin.column_prefixes
 constant_columns = _twin.constant_columns
+dcp_lines = _twin.dcp_lines
+dcp_rows = _twin.dcp_rows
 decode_row = _twin.decode_row
 decode_rows = _twin.decode_rows
 dict_column = _twin.dict_column

@@ -22,6 +22,7 @@ code lives in the included parts, one job each:
                      the per-column helpers (shared_keys, constant_columns, ...)
   _table_encode.pxi  whole tables: style counts, encode_table, scan_style
   _rows_decode.pxi   whole sections: decode_rows, nest_rows, attach_items
+  _dcp_rows.pxi      DCP: a batch's positional rows and their lines
 """
 
 import math
@@ -107,6 +108,8 @@ __all__ = [
     "column_prefixes",
     "key_order",
     "plain_json",
+    "dcp_rows",
+    "dcp_lines",
 ]
 
 cdef object _ABSENT = ABSENT
@@ -163,3 +166,4 @@ include "_buffer.pxi"
 include "_columns.pxi"
 include "_table_encode.pxi"
 include "_rows_decode.pxi"
+include "_dcp_rows.pxi"

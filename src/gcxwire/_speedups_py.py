@@ -44,6 +44,8 @@ __all__ = [
     "column_prefixes",
     "key_order",
     "plain_json",
+    "dcp_rows",
+    "dcp_lines",
 ]
 
 _UNESCAPED = {"t": "\t", "n": "\n"}
@@ -832,3 +834,135 @@ def _plain_json(value: object, depth: int) -> bool:
     if cls is list:
         return all(_plain_json(item, depth + 1) for item in value)  # type: ignore[attr-defined]
     return False
+
+
+# --- DCP: a batch's positional rows and their lines ---------------------------------------
+
+_NOT_PLAIN: Any = object()  # a cell the general DCP path must judge
+_DCP_OPEN = 3  # dcp.encode's inference opens objects at paths of up to 3 keys
+
+
+def _dcp_cell(value: Any, absent: object, objects: bool) -> Any:
+    # The cell as dcp.encode writes it (null as ``absent``), or _NOT_PLAIN.
+    cls = type(value)
+    if cls is str or cls is bool:
+        return value
+    if value is None:
+        return absent
+    if cls is int:
+        return value if -(2**63) <= value < 2**63 else _NOT_PLAIN
+    if cls is float:
+        return value if math.isfinite(value) else _NOT_PLAIN
+    if cls is list or (objects and cls is dict):
+        return value if _plain_json(value, 0) else _NOT_PLAIN
+    return _NOT_PLAIN
+
+
+def dcp_rows(items: list[Any], absent: object, /) -> tuple[tuple[str, ...], list[list[Any]]] | None:
+    """The field names and positional rows ``dcp.encode`` writes for ``items``, or None.
+
+    Records holding no object: every key is a field, in first-seen order, and a
+    record lacking one has ``absent`` there. Records whose objects all have the
+    first record's shape (its keys in its order at every level of up to three
+    keys): a field per leaf, named by its dot path. Null cells are ``absent``.
+    None (the general path decides) for anything else: a record that is no exact
+    dict, other shapes, an empty or subclassed object, a key that is no str (or,
+    inside an object, is empty or holds "."), a cell that is not plain JSON
+    (NaN, ints past 64 bits, subclasses, tuples...), dot names that repeat.
+    """
+    if not items or type(items[0]) is not dict:
+        return None
+    if any(isinstance(value, dict) for value in items[0].values()):
+        return _dcp_shaped_rows(items, absent)
+    index: dict[str, int] = {}
+    rows: list[list[Any]] = []
+    for record in items:
+        if type(record) is not dict:
+            return None
+        row = [absent] * len(index)
+        for key, value in record.items():
+            if type(key) is not str:
+                return None
+            col = index.get(key)
+            if col is None:
+                col = index[key] = len(index)
+                row.append(absent)
+            cell = _dcp_cell(value, absent, False)
+            if cell is _NOT_PLAIN:
+                return None
+            row[col] = cell
+        rows.append(row)
+    for row in rows:
+        row.extend([absent] * (len(index) - len(row)))
+    return tuple(index), rows
+
+
+_Plan = list[tuple[str, Any]]  # (key, sub-plan or None) per member, in order
+
+
+def _dcp_plan(
+    obj: dict[Any, Any], depth: int, prefix: str | None, names: list[str]
+) -> _Plan | None:
+    # The first record's shape, its dot names appended to ``names``.
+    plan: _Plan = []
+    for key, value in obj.items():
+        if type(key) is not str:
+            return None
+        if depth and (not key or "." in key):
+            return None
+        name = key if prefix is None else f"{prefix}.{key}"
+        if isinstance(value, dict) and depth < _DCP_OPEN:
+            if type(value) is not dict or not value:
+                return None
+            sub = _dcp_plan(value, depth + 1, name, names)
+            if sub is None:
+                return None
+            plan.append((key, sub))
+        else:
+            plan.append((key, None))
+            names.append(name)
+    return plan
+
+
+def _dcp_walk(obj: dict[Any, Any], plan: _Plan, depth: int, row: list[Any], absent: object) -> bool:
+    # Append the leaves of ``obj`` to ``row``; False when it is not of ``plan``'s shape.
+    if len(obj) != len(plan):
+        return False
+    for (key, value), (want, sub) in zip(obj.items(), plan):
+        if key is not want and not (type(key) is str and key == want):
+            return False
+        if sub is not None:
+            if type(value) is not dict or not _dcp_walk(value, sub, depth + 1, row, absent):
+                return False
+        else:
+            if depth < _DCP_OPEN and isinstance(value, dict):
+                return False
+            cell = _dcp_cell(value, absent, True)
+            if cell is _NOT_PLAIN:
+                return False
+            row.append(cell)
+    return True
+
+
+def _dcp_shaped_rows(
+    items: list[Any], absent: object
+) -> tuple[tuple[str, ...], list[list[Any]]] | None:
+    names: list[str] = []
+    plan = _dcp_plan(items[0], 0, None, names)
+    if plan is None or len(set(names)) != len(names):
+        return None
+    rows: list[list[Any]] = []
+    for record in items:
+        row: list[Any] = []
+        if type(record) is not dict or not _dcp_walk(record, plan, 0, row, absent):
+            return None
+        rows.append(row)
+    return tuple(names), rows
+
+
+def dcp_lines(text: bytes, rows: int, /) -> str | None:
+    """orjson's text of a list of ``rows`` (>= 1) lists as one line per row, or
+    None when ``],[`` occurs more than ``rows - 1`` times (a cell holds it)."""
+    if len(text) < 2 or rows < 1 or text.count(b"],[") != rows - 1:
+        return None
+    return text[1:-1].replace(b"],[", b"]\n[").decode()

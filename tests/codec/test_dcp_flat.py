@@ -80,6 +80,77 @@ def _agree(records: list[dict[str, Any]], same: bool, wrapped: bool, dialect: st
     assert _outcome(dcp.encode, value, dialect=dialect) == _general(value, dialect=dialect)
 
 
+# Records holding objects: one nested shape, then perturbed (a key dropped or reordered, an
+# object emptied, subclassed or made a scalar, a key holding "." or colliding dot names).
+_LEAVES = st.one_of(st.none(), st.integers(-5, 5), st.text(max_size=3), _ODD)
+
+
+class _Obj(dict):  # type: ignore[type-arg]
+    pass
+
+
+def _perturbed(record: dict[str, Any], how: int) -> dict[str, Any]:
+    inner = dict(record["user"])
+    if how == 1:
+        inner.pop(next(iter(inner)))
+    elif how == 2:
+        inner = dict(reversed(inner.items()))
+    elif how == 3:
+        return {**record, "user": {}}
+    elif how == 4:
+        return {**record, "user": _Obj(inner)}
+    elif how == 5:
+        return {**record, "user": None}
+    elif how == 6:
+        inner["a.b"] = 1
+    elif how == 7:
+        return {"user.login": 1, **record}
+    elif how == 8:
+        inner["deep"] = {"x": {"y": {"z": 1}}}
+    return {**record, "user": inner}
+
+
+_SHAPED = st.lists(
+    st.tuples(
+        st.fixed_dictionaries(
+            {
+                "id": _LEAVES,
+                "user": st.fixed_dictionaries(
+                    {"login": _LEAVES, "site": st.fixed_dictionaries({"url": _LEAVES})}
+                ),
+                "labels": _LEAVES,
+            }
+        ),
+        st.sampled_from([0] * 12 + list(range(1, 9))),
+    ).map(lambda pair: _perturbed(*pair)),
+    min_size=1,
+    max_size=5,
+)
+
+
+@tiers(fast=20, many=1500)
+def test_records_with_objects_write_what_the_general_path_writes(examples: int) -> None:
+    dialects = st.sampled_from(["gateway", "v0.3"])
+    prove(examples, _agree, _SHAPED, st.just(False), st.booleans(), dialects)
+
+
+def test_records_with_objects_of_one_shape_take_the_batch_path() -> None:
+    records = [
+        {"n": i, "user": {"login": f"u{i}", "site": {"url": None}}, "labels": [{"k": i}]}
+        for i in range(3)
+    ]
+    style = _dcp_encode.STYLES["v0.3"]
+    assert _dcp_encode._flat_table(records, "data", style) is not None
+    text = dcp.encode(records, dialect="v0.3")
+    assert text == _general(records, dialect="v0.3")
+    assert text.splitlines()[:2] == [
+        '["$S","data:v1",4,"n","user.login","user.site.url","labels"]',
+        '[0,"u0","-",[{"k":0}]]',
+    ]
+    # "-" is absent, and an object of absent members is left out (docs/dcp.md)
+    assert dcp.decode(text)[2] == {"n": 2, "user": {"login": "u2"}, "labels": [{"k": 2}]}
+
+
 # --- decoding: the whole-batch row reader against the row loop ---------------------------------
 
 _LINES = st.one_of(

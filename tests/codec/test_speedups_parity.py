@@ -11,8 +11,9 @@ import sys
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+import orjson
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gcxwire import _impl, _speedups_py
@@ -776,3 +777,35 @@ def test_plain_json_depth_limit(twin: str) -> None:
     for _ in range(250):  # 250 lists deep, as is_plain and orjson take; 251 is refused
         deep = [deep]
     assert _impl.plain_json(deep) and not _impl.plain_json([deep])
+
+
+_DCP_CELLS = json_values(2) | _NOT_PLAIN
+_DCP_RECORDS: st.SearchStrategy[list[Any]] = st.lists(
+    st.dictionaries(
+        st.sampled_from(["id", "a", "b.c", "", 1]),
+        _DCP_CELLS
+        | st.dictionaries(st.sampled_from(["x", "y", "", "p.q"]), _DCP_CELLS, max_size=2),
+        max_size=4,
+    )
+    | st.sampled_from([None, [], _Text("a")]),
+    max_size=5,
+)
+
+
+@need_ext
+@settings(max_examples=40)
+@given(_DCP_RECORDS, st.sampled_from([None, "-"]))
+def test_dcp_rows_agrees(records: list[Any], absent: Any) -> None:
+    got = outcome(_speedups.dcp_rows, records, absent)
+    assert got == outcome(_speedups_py.dcp_rows, records, absent)
+
+
+@need_ext
+@settings(max_examples=40)
+@given(st.lists(st.lists(json_values(1) | st.just("],["), max_size=3), min_size=1, max_size=4))
+def test_dcp_lines_agrees(rows: list[Any]) -> None:
+    text = orjson.dumps(rows)
+    for count in (len(rows), len(rows) + 1):
+        got = outcome(_speedups.dcp_lines, text, count)
+        assert got == outcome(_speedups_py.dcp_lines, text, count)
+    assert _speedups.dcp_lines(b"[]", 0) is None

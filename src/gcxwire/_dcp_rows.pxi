@@ -1,0 +1,188 @@
+# DCP's leaves: the positional rows of a batch of records (encode), the rows'
+# lines from orjson's one text, and back (decode). Same results as the pure
+# twin's dcp_* functions; None wherever the pure Python path must decide.
+
+cdef object _NOT_PLAIN = object()  # a cell the general DCP path must judge
+cdef int _DCP_OPEN = 3  # dcp.encode's inference opens objects at paths of up to 3 keys
+
+
+cdef inline object _dcp_cell(object value, object absent, bint objects):
+    # The cell as dcp.encode writes it (null as ``absent``), or _NOT_PLAIN.
+    cdef int overflow = 0
+    cdef PyTypeObject *t = _type_of(<PyObject *>value)
+    if t == &_STR or value is True or value is False:
+        return value
+    if value is None:
+        return absent
+    if t == &_INT:
+        _as_long_long(<PyObject *>value, &overflow)
+        return _NOT_PLAIN if overflow else value
+    if t == &_FLOAT:
+        return value if isfinite(_float_value(<PyObject *>value)) else _NOT_PLAIN
+    if t == &_LIST or (objects and t == &_DICT):
+        return value if _plain_json(value, 0) else _NOT_PLAIN
+    return _NOT_PLAIN
+
+
+def dcp_rows(list items, object absent, /):
+    """The field names and positional rows ``dcp.encode`` writes for ``items``, or None.
+
+    Records holding no object: every key is a field, in first-seen order, and a
+    record lacking one has ``absent`` there. Records whose objects all have the
+    first record's shape (its keys in its order at every level of up to three
+    keys): a field per leaf, named by its dot path. Null cells are ``absent``.
+    None (the general path decides) for anything else: a record that is no exact
+    dict, other shapes, an empty or subclassed object, a key that is no str (or,
+    inside an object, is empty or holds "."), a cell that is not plain JSON
+    (NaN, ints past 64 bits, subclasses, tuples...), dot names that repeat.
+    """
+    cdef Py_ssize_t n = len(items), i, width = 0, col, last, probe, pos
+    cdef PyObject *k
+    cdef PyObject *v
+    cdef PyObject *found
+    cdef dict index = {}
+    cdef list names = []
+    cdef list rows = []
+    cdef list row
+    if n == 0 or type(items[0]) is not dict:
+        return None
+    for value in (<dict>items[0]).values():
+        if isinstance(value, dict):
+            return _dcp_shaped_rows(items, absent)
+    for i in range(n):
+        record = items[i]
+        if type(record) is not dict:
+            return None
+        row = [absent] * width
+        pos = 0
+        last = -1
+        while _dict_next(<PyObject *>record, &pos, &k, &v):
+            if _type_of(k) != &_STR:
+                return None
+            col = -1
+            probe = last + 1
+            while probe < width and probe <= last + 8:  # sparse rows skip a few fields
+                if _list_item(<PyObject *>names, probe) == k:
+                    col = probe
+                    break
+                probe += 1
+            if col < 0:
+                found = _dict_get(<PyObject *>index, k)
+                if found == NULL:
+                    col = width
+                    width += 1
+                    names.append(<object>k)
+                    index[<object>k] = col
+                    row.append(absent)
+                else:
+                    col = PyLong_AsSsize_t(<object>found)
+            last = col
+            cell = _dcp_cell(<object>v, absent, False)
+            if cell is _NOT_PLAIN:
+                return None
+            row[col] = cell
+        rows.append(row)
+    for row in rows:
+        if len(row) < width:
+            row.extend([absent] * (width - len(row)))
+    return tuple(names), rows
+
+
+cdef object _dcp_plan(dict obj, int depth, str prefix, list names):
+    # The first record's shape: a list of (key, sub-plan or None), its dot names in ``names``.
+    cdef list plan = []
+    for key, value in obj.items():
+        if type(key) is not str:
+            return None
+        if depth and (not key or u"." in <str>key):
+            return None
+        name = key if prefix is None else prefix + u"." + key
+        if isinstance(value, dict) and depth < _DCP_OPEN:
+            if type(value) is not dict or not value:
+                return None
+            sub = _dcp_plan(<dict>value, depth + 1, name, names)
+            if sub is None:
+                return None
+            plan.append((key, sub))
+        else:
+            plan.append((key, None))
+            names.append(name)
+    return plan
+
+
+cdef bint _dcp_walk(dict obj, list plan, int depth, list row, object absent):
+    # Append the leaves of ``obj`` to ``row``; False when it is not of ``plan``'s shape.
+    cdef Py_ssize_t pos = 0, j = 0
+    cdef PyObject *k
+    cdef PyObject *v
+    if len(obj) != len(plan):
+        return False
+    while _dict_next(<PyObject *>obj, &pos, &k, &v):
+        want, sub = <tuple>plan[j]
+        j += 1
+        if k != <PyObject *>want and not (_type_of(k) == &_STR and <str>want == <object>k):
+            return False
+        if sub is not None:
+            if type(<object>v) is not dict or not _dcp_walk(
+                <dict>v, <list>sub, depth + 1, row, absent
+            ):
+                return False
+        else:
+            if depth < _DCP_OPEN and isinstance(<object>v, dict):
+                return False
+            cell = _dcp_cell(<object>v, absent, True)
+            if cell is _NOT_PLAIN:
+                return False
+            row.append(cell)
+    return True
+
+
+cdef object _dcp_shaped_rows(list items, object absent):
+    cdef list names = []
+    cdef list rows = []
+    cdef list row
+    plan = _dcp_plan(<dict>items[0], 0, None, names)
+    if plan is None or len(set(names)) != len(names):
+        return None
+    for record in items:
+        if type(record) is not dict:
+            return None
+        row = []
+        if not _dcp_walk(<dict>record, <list>plan, 0, row, absent):
+            return None
+        rows.append(row)
+    return tuple(names), rows
+
+
+def dcp_lines(bytes text, Py_ssize_t rows, /):
+    """orjson's text of a list of ``rows`` (>= 1) lists as one line per row, or
+    None when ``],[`` occurs more than ``rows - 1`` times (a cell holds it)."""
+    cdef Py_ssize_t size = len(text), count = 0
+    cdef const char *data = text
+    cdef char *buf
+    cdef char *at
+    cdef char *end
+    if size < 2 or rows < 1:
+        return None
+    buf = <char *>PyMem_Malloc(size)
+    if buf == NULL:
+        raise MemoryError()
+    try:
+        memcpy(buf, data + 1, size - 2)
+        at = buf
+        end = buf + size - 2
+        while at < end:
+            at = <char *>memchr(at, _RBRACKET, end - at)
+            if at == NULL:
+                break
+            if end - at >= 3 and at[1] == _COMMA and at[2] == _LBRACKET:
+                count += 1
+                at[1] = _LF
+                at += 2
+            else:
+                at += 1
+        if count != rows - 1:
+            return None
+        return buf[:size - 2].decode("utf-8")
+    finally:
+        PyMem_Free(buf)
