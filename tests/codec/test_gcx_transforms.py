@@ -415,6 +415,18 @@ def test_an_object_some_rows_hold_null_is_marked_nullable() -> None:
     )
 
 
+def test_a_stream_reads_missing_groups_row_by_row() -> None:
+    nulls = [{"id": i, "m": {"x": i, "y": "s"} if i % 2 else None} for i in range(4)]
+    absents = [{"id": 9, "o": {"a": None}}, {"id": 10}, {"id": 11, "o": {"a": 1, "b": {}}}]
+    for rows, marker in ((nulls, "nullable=m"), (absents, "optional=o")):
+        text = gcx.encode(rows, tool="t")
+        assert marker in text.split("\n")[0]
+        decoder = gcx.Decoder()
+        got = [row for line in text.split("\n") for _, row in decoder.feed(line + "\n")]
+        got += [row for _, row in decoder.close()]
+        assert got == rows
+
+
 def test_objects_whose_cells_could_all_be_blank_stay_json() -> None:
     # {} and an object of an inner group only would read as a row without the object.
     first = {"login": "a", "home": {"url": "u0"}}
