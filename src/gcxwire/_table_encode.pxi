@@ -57,13 +57,83 @@ cdef void _zero(_Stats *st, Py_ssize_t n):
         st.has_int[c] = 0
 
 
+cdef struct _Integral:
+    # Where the integral float cells (within 1e15) of the rows written end:
+    # the only cells a float= column writes otherwise (`3` for `3.0`).
+    Py_ssize_t *end  # per cell: its end in the buffer
+    Py_ssize_t *col  # per cell: its column
+    Py_ssize_t n, cap
+
+
+cdef int _mark_integral(_Integral *m, Py_ssize_t end, Py_ssize_t col) except -1:
+    cdef Py_ssize_t cap = m.cap * 2 if m.cap else 64
+    cdef Py_ssize_t *e
+    cdef Py_ssize_t *c
+    if m.n == m.cap:
+        e = <Py_ssize_t *>PyMem_Realloc(m.end, cap * sizeof(Py_ssize_t))
+        if e == NULL:
+            raise MemoryError()
+        m.end = e
+        c = <Py_ssize_t *>PyMem_Realloc(m.col, cap * sizeof(Py_ssize_t))
+        if c == NULL:
+            raise MemoryError()
+        m.col = c
+        m.cap = cap
+    m.end[m.n] = end
+    m.col[m.n] = col
+    m.n += 1
+    return 0
+
+
+cdef int _refloat(_Buf *b, _Integral *m, const char *was, frozenset floats, tuple fields) except -1:
+    # The rows in b as written in another float= choice (empty=null unchanged):
+    # an integral cell of a column that becomes a float column drops its `.0`,
+    # one of a column that stops being one gains it; no other byte differs.
+    cdef Py_ssize_t i, c, at = 0, grow = 0, out = 0, end
+    cdef Py_UCS1 *data
+    cdef list now = [fields[c] in floats for c in range(len(fields))]
+    for i in range(m.n):
+        c = m.col[i]
+        if was[c] and not now[c]:
+            grow += 2
+    data = <Py_UCS1 *>PyMem_Malloc(b.len + grow + 1)
+    if data == NULL:
+        raise MemoryError()
+    for i in range(m.n):
+        c = m.col[i]
+        end = m.end[i]
+        if was[c] == now[c]:
+            continue
+        if was[c]:  # `3` becomes `3.0`
+            memcpy(data + out, b.data + at, end - at)
+            out += end - at
+            data[out] = _DOT
+            data[out + 1] = _ZERO
+            out += 2
+            at = end
+        else:  # `3.0` becomes `3`
+            memcpy(data + out, b.data + at, end - 2 - at)
+            out += end - 2 - at
+            at = end
+    memcpy(data + out, b.data + at, b.len - at)
+    out += b.len - at
+    PyMem_Free(b.data)
+    b.data = data
+    b.cap = b.len + grow + 1
+    b.len = out
+    return 0
+
+
 cdef bint _put_cells(
     _Buf *b, _Columns cols, tuple fields, bint empty_null, const char *floatcol,
     const Py_ssize_t *cut, Py_ssize_t *starts, Py_ssize_t *ends, Py_ssize_t index,
+    _Integral *marks,
 ) except -1:
     # The gathered row's line with its LF, as _line writes it; False (buffer
-    # left dirty) when a cell is not 1-byte text.
-    cdef Py_ssize_t nf = cols.ncols, i, s, last, row_start = b.len, shift = 0
+    # left dirty) when a cell is not 1-byte text. With marks, the integral
+    # float cells' ends are added to them.
+    cdef Py_ssize_t nf = cols.ncols, i, s, last, row_start = b.len, shift = 0, integral = 0
+    cdef double f
     cdef long long v
     cdef int overflow = 0
     cdef str cell
@@ -108,7 +178,10 @@ cdef bint _put_cells(
         elif p == _FALSE:
             _put(b, b"false", 5)
         elif t == &_FLOAT and isfinite(_float_value(p)):
-            _put_float(b, _float_value(p), floatcol[i])
+            f = _float_value(p)
+            _put_float(b, f, floatcol[i])
+            if marks != NULL and -1e15 < f < 1e15 and f == <double>(<long long>f):
+                integral += 1
         else:
             if t == &_DICT or t == &_LIST:
                 wide = b.wide
@@ -147,6 +220,14 @@ cdef bint _put_cells(
             _put(b, b"null", 4)
         else:
             _put_byte(b, _BACKSLASH)
+    if integral:  # (a float cell is never the raw-CR last cell rewritten below)
+        for i in range(last + 1):
+            s = cols.col_slot[i]
+            p = NULL if s < 0 else cols.slots[s]
+            if p != NULL and _type_of(p) == &_FLOAT and isfinite(_float_value(p)):
+                f = _float_value(p)
+                if -1e15 < f < 1e15 and f == <double>(<long long>f):
+                    _mark_integral(marks, ends[i] + shift, i)
     s = cols.col_slot[last]
     if b.data[b.len - 1] == _CR and s >= 0 and cols.slots[s] != NULL:
         # only a string's text can end in a raw CR
@@ -170,9 +251,11 @@ cdef enum:
 cdef int _write_rows(
     _Buf *b, rows, _Columns cols, tuple fields, bint empty_null, frozenset floats,
     char *floatcol, const Py_ssize_t *cut, Py_ssize_t *starts, _Stats *st,
+    _Integral *marks,
 ) except -1:
     # Every row line into b, each with its LF. With st, every row's cells are
-    # counted, also after a cell that is not 1-byte text.
+    # counted, also after a cell that is not 1-byte text; with marks, the
+    # integral float cells are marked.
     cdef Py_ssize_t i, c, nf = cols.ncols
     cdef int outcome = _WRITTEN
     b.len = 0
@@ -187,7 +270,7 @@ cdef int _write_rows(
                 _count(cols, st)
             if outcome == _WRITTEN:
                 if not _put_cells(
-                    b, cols, fields, empty_null, floatcol, cut, starts, starts + nf, i
+                    b, cols, fields, empty_null, floatcol, cut, starts, starts + nf, i, marks
                 ):
                     outcome = _WIDE
                     if st == NULL:
@@ -289,7 +372,9 @@ def encode_table(rows, fields, paths, head, str tail, keys, cuts=None, /):
     that of ``value[cuts[i]:]``.
 
     Written in one pass in the style of the first 16 rows (the keys checked as
-    the rows are read), and again only when the whole table picks another.
+    the rows are read), and again only when the whole table picks another
+    ``empty=null``; when only its float columns differ from the guess, the
+    integral float cells marked in that pass gain or drop their ``.0``.
     """
     cdef tuple fs = tuple(fields)
     cdef Py_ssize_t nf = len(fs), i = 0, n, c
@@ -302,6 +387,7 @@ def encode_table(rows, fields, paths, head, str tail, keys, cuts=None, /):
     cdef Py_ssize_t *starts = NULL
     cdef char *floatcol = NULL
     cdef Py_ssize_t *cut = NULL
+    cdef _Integral marks
     cdef list lines, cells, values
     if head is not None and not isinstance(head, str):
         raise TypeError(f"head must be a str or None, not {type(head).__name__}")
@@ -336,6 +422,8 @@ def encode_table(rows, fields, paths, head, str tail, keys, cuts=None, /):
     floatcol = <char *>PyMem_Malloc(nf)
     starts = <Py_ssize_t *>PyMem_Malloc(2 * nf * sizeof(Py_ssize_t))
     cut = <Py_ssize_t *>PyMem_Malloc(nf * sizeof(Py_ssize_t))
+    marks.end = marks.col = NULL
+    marks.n = marks.cap = 0
     failed = None
     try:
         if (
@@ -358,7 +446,7 @@ def encode_table(rows, fields, paths, head, str tail, keys, cuts=None, /):
             empty_null, floats = _pick(&st, fs)
             _zero(&st, nf)
             outcome = _write_rows(
-                b, rows, cols, fs, empty_null, floats, floatcol, cut, starts, &st
+                b, rows, cols, fs, empty_null, floats, floatcol, cut, starts, &st, &marks
             )
             if outcome == _ASKEW:
                 return None
@@ -367,9 +455,17 @@ def encode_table(rows, fields, paths, head, str tail, keys, cuts=None, /):
             if outcome == _WRITTEN and style == (empty_null, floats):
                 text = _assemble(b, head, _style_text(empty_null, floats, fs), tail)
                 return text, empty_null, floats
+            if outcome == _WRITTEN and style[0] == empty_null:
+                # Only the float= columns differ: their integral cells are patched.
+                empty_null, floats = style
+                _refloat(b, &marks, floatcol, floats, fs)
+                text = _assemble(b, head, _style_text(empty_null, floats, fs), tail)
+                return text, empty_null, floats
             empty_null, floats = style
             if outcome == _WRITTEN:  # the first rows misled: write again in the table's style
-                _write_rows(b, rows, cols, fs, empty_null, floats, floatcol, cut, starts, NULL)
+                _write_rows(
+                    b, rows, cols, fs, empty_null, floats, floatcol, cut, starts, NULL, NULL
+                )
                 text = _assemble(b, head, _style_text(empty_null, floats, fs), tail)
                 return text, empty_null, floats
             lines = []
@@ -397,6 +493,8 @@ def encode_table(rows, fields, paths, head, str tail, keys, cuts=None, /):
         PyMem_Free(floatcol)
         PyMem_Free(starts)
         PyMem_Free(cut)
+        PyMem_Free(marks.end)
+        PyMem_Free(marks.col)
         _give_back(spare, &own)
     # Every row's keys are checked, then every row read, before any row is
     # written: those failures come first.

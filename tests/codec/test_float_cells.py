@@ -14,6 +14,7 @@ import struct
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from gcxwire import _gcx_encode as enc
 from gcxwire import gcx
 
 # Doubles of every kind: short decimals (the fast path), full 17-digit ones,
@@ -77,3 +78,45 @@ def test_float_cells_full_precision() -> None:
     values += [-v for v in values[:500]]
     rows: list[dict[str, object]] = [{"s": "a", "x": v} for v in values] + [{"s": "b", "x": 1}]
     assert _cells(rows)[:-1] == [repr(v) for v in values]
+
+
+# Rows around a float column: integral floats (the cells float= changes), the
+# guards and raw CRs a row's edges rewrite, ints and nulls that rule a column out.
+# The first 16 rows hold few integral floats and the later ones many, or an int
+# that rules their column out again: the guessed float= columns differ either way.
+_CELLS = ["#x", "GCX1", "a\r", "", None, True, 2.5, 0.1]
+_LATER = [3.0, -0.0, 1e15 - 1, 1e15, -7.0, 4]
+
+
+def _rows(cells: list[object], floats: list[object]) -> list[dict[str, object]]:
+    rows = []
+    for i, x in enumerate(cells):
+        for j, y in enumerate(floats):
+            z = floats[(i + j) % len(floats)]
+            rows.append({k: v for k, v in zip("abc", (x, y, z), strict=True) if v != ""})
+    return rows
+
+
+_FIRST_ROWS = _rows(_CELLS, [2.5, 0.1, 3.0, None])
+_LATER_ROWS = _rows(_CELLS, _LATER)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.sampled_from(_FIRST_ROWS), min_size=16, max_size=16),
+    st.lists(st.sampled_from(_LATER_ROWS + _FIRST_ROWS), min_size=1, max_size=30),
+    st.booleans(),
+)
+def test_a_table_reads_in_its_style_when_its_first_rows_mislead(
+    first: list[dict[str, object]], rest: list[dict[str, object]], head: bool
+) -> None:
+    # The writer guesses the style from 16 rows; rows after them can flip a
+    # float= column either way, and each row must read as encode_row writes it.
+    rows = first + rest
+    fields, paths = ["a", "b", "c"], [("a",), ("b",), ("c",)]
+    got = enc.encode_table(rows, fields, paths, "H" if head else None, "\n", None)
+    assert got is not None
+    text, empty_null, floats = got
+    assert (empty_null, floats) == enc.scan_style(rows, fields)
+    lines = [enc.encode_row(row, fields, empty_null, floats) for row in rows]
+    assert (text.split("\n", 1)[1] if head else text) == "\n".join(lines)
