@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -1321,7 +1322,7 @@ Member = tuple[tuple[str, ...], Any]
 def _members(obj: dict[str, Any]) -> list[Member]:
     """The object's members by path, depth first, opening objects that hold tables."""
     out: list[Member] = []
-    tops = [k for k in obj if isinstance(k, str)]
+    dotted = sorted(k for k in obj if isinstance(k, str) and "." in k)
 
     def walk(value: dict[str, Any], path: tuple[str, ...]) -> None:
         for key, member in value.items():
@@ -1329,7 +1330,7 @@ def _members(obj: dict[str, Any]) -> list[Member]:
                 raise EncodeTypeError(f"Object key {key!r} is not a string", "$")
             here = (*path, key)
             closed = not path and (  # a top-level name no group can carry
-                "." in key or _field_text(key) is None or any(t.startswith(key + ".") for t in tops)
+                "." in key or _field_text(key) is None or _prefixes_one(dotted, key + ".")
             )
             if not closed and _columnar(member) is None and _holds_table(member, len(here)):
                 walk(member, here)
@@ -1338,6 +1339,14 @@ def _members(obj: dict[str, Any]) -> list[Member]:
 
     walk(obj, ())
     return out
+
+
+def _prefixes_one(names: list[str], start: str) -> bool:
+    # Whether a name of the sorted list starts with `start`: the names that do
+    # follow one another from where `start` would go (a scan of every name per
+    # top-level key was quadratic in an object's members).
+    at = bisect_left(names, start)
+    return at < len(names) and names[at].startswith(start)
 
 
 def _where(path: tuple[str, ...]) -> str:

@@ -483,3 +483,14 @@ def test_long_number_looks_at_few_characters_of_a_line_without_digit_runs() -> N
         return lambda: [long_number(line, 4300) for _ in range(20)]
 
     assert growth(make, 5000) < GROWTH_BOUND
+
+
+def test_an_object_of_many_members_encodes_in_linear_time() -> None:
+    # Each top-level name was checked against every other one (is it a dotted
+    # name's first part?): quadratic in the members.
+    def make(n: int) -> Callable[[], Any]:
+        value = {f"member{i}": i for i in range(n)}
+        value["member7.x"] = 0  # a dotted name: the check has names to look at
+        return lambda: gcx.encode(value, tool="t")
+
+    assert growth(make, 300) < GROWTH_BOUND
