@@ -265,37 +265,46 @@ _SAMPLE_MIN = 1024
 _WINDOWS = 16
 
 
-def estimate(text: str, /, encoding: str = "cl100k_base") -> tuple[float, float]:
+def estimate(
+    text: str,
+    /,
+    encoding: str = "cl100k_base",
+    *,
+    sample: int = _SAMPLE_MIN,
+    windows: int = _WINDOWS,
+) -> tuple[float, float]:
     """``text``'s token count and its standard error: exact (error 0) for a
-    short text, else estimated from windows of it.
+    short text, else estimated from ``windows`` windows of it (``sample``: the
+    fewest characters they hold; a smaller sample, or fewer windows, is cheaper
+    and has a larger error).
 
     The windows start and end where counts add up exactly (``next_cut``), so the
     only error is the scaling of their tokens per character to the whole text;
     the error given is that ratio estimate's. Costs about 1 % of ``count``.
     """
     size = len(text)
-    budget = max(_SAMPLE_MIN, int(size * _SAMPLE_SHARE))
+    budget = max(sample, int(size * _SAMPLE_SHARE))
     if 2 * budget >= size:
         return count(text, encoding), 0.0
-    width = budget // _WINDOWS
-    windows: list[tuple[int, int]] = []  # (tokens, characters)
+    width = budget // windows
+    found: list[tuple[int, int]] = []  # (tokens, characters)
     start = chars = 0
-    for window in range(_WINDOWS):
+    for window in range(windows):
         if window:
-            start = max(start, next_cut(text, window * size // _WINDOWS))
+            start = max(start, next_cut(text, window * size // windows))
         end = next_cut(text, start + width)
         if end > start:
-            windows.append((count(text[start:end], encoding), end - start))
+            found.append((count(text[start:end], encoding), end - start))
             chars += end - start
         start = end
         if 2 * chars >= size:  # few places to cut: the sample grew to half the text
             return count(text, encoding), 0.0
-    if len(windows) < 2:  # cut points only near the start: one window has no spread
+    if len(found) < 2:  # cut points only near the start: one window has no spread
         return count(text, encoding), 0.0
-    rate = sum(tokens for tokens, _ in windows) / chars
-    mean_chars = chars / len(windows)
-    residuals = sum((tokens - rate * width) ** 2 for tokens, width in windows)
-    spread = (residuals / (len(windows) * (len(windows) - 1))) ** 0.5 / mean_chars
+    rate = sum(tokens for tokens, _ in found) / chars
+    mean_chars = chars / len(found)
+    residuals = sum((tokens - rate * width) ** 2 for tokens, width in found)
+    spread = (residuals / (len(found) * (len(found) - 1))) ** 0.5 / mean_chars
     return rate * size, spread * size
 
 

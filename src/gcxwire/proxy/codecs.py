@@ -33,6 +33,7 @@ __all__ = [
     "estimate_tokens",
     "loads",
     "optional_codec",
+    "quick_tokens",
     "registry_table",
     "same",
     "spread_of_total",
@@ -76,6 +77,21 @@ def estimate_tokens(text: str) -> tuple[float, float]:
     """``tokens.estimate``, remembered as ``count_tokens`` is (the compact JSON
     is estimated as the baseline and again as a candidate)."""
     return tokens.estimate(text)
+
+
+# On a call a remembered verdict decides (interceptor.VERDICT_MARGIN), texts
+# are estimated from a smaller sample: the verdict was won by a wide margin, and
+# a close call is still counted exactly. 256 characters in 8 windows: about
+# 0.08 ms a text, where the 16 windows of 1,024 of ``estimate_tokens`` take 0.25 ms.
+QUICK_SAMPLE = 256
+QUICK_WINDOWS = 8
+
+
+@functools.lru_cache(maxsize=4)
+def quick_tokens(text: str) -> tuple[float, float]:
+    """``tokens.estimate`` from a sample of at least ``QUICK_SAMPLE`` characters
+    (exact, spread 0, for a text of at most twice that)."""
+    return tokens.estimate(text, sample=QUICK_SAMPLE, windows=QUICK_WINDOWS)
 
 
 def stats_tokens(text: str) -> tuple[int, bool]:

@@ -70,6 +70,16 @@ SAMPLED_ROWS = 32
 # Schemas the user chose (a preset, a declared layout): their DCP is always written.
 _CHOSEN = ("preset", "declared")
 
+# A race among a table's candidates (GCX1, DCP, compact JSON) is remembered for
+# results of the same tool and shape (keys, kind, row-count octave, DCP schema id)
+# when its winner beat every other by over this share, and the text as sent too.
+# Such a result is written only in the winning format, still read back and
+# checked in full, and its tokens are estimated from a small sample (a close
+# call is counted exactly); every VERDICT_USES-th one races again.
+VERDICT_MARGIN = 0.1
+VERDICT_USES = 16
+VERDICTS_KEPT = 256
+
 
 class HintSession:
     """Which markers of the payloads (``gcxwire.mcp.hint_markers``) the client
@@ -146,8 +156,14 @@ class Encoding:
     spread: float = 0.0  # the standard error of ``tokens`` when it is estimated (long texts)
 
     @classmethod
-    def of(cls, text: str, format: str, schema: SchemaVersion | None = None) -> Encoding:
-        """Counted exactly up to ``codecs.EXACT_STATS`` characters, else estimated."""
+    def of(
+        cls, text: str, format: str, schema: SchemaVersion | None = None, quick: bool = False
+    ) -> Encoding:
+        """Counted exactly up to ``codecs.EXACT_STATS`` characters, else estimated
+        (``quick``: from ``codecs.QUICK_SAMPLE`` characters, for a remembered verdict)."""
+        if quick:
+            tokens, spread = codecs.quick_tokens(text)
+            return cls(text, format, round(tokens), schema, spread)
         if len(text) <= codecs.EXACT_STATS:
             return cls(text, format, codecs.count_tokens(text), schema)
         tokens, spread = codecs.estimate_tokens(text)
@@ -157,6 +173,48 @@ class Encoding:
         if not self.spread:
             return self
         return Encoding(self.text, self.format, codecs.count_tokens(self.text), self.schema)
+
+
+@dataclass
+class _Verdict:
+    """The format that won a tool's last race by a wide margin, and how often it
+    has decided since."""
+
+    format: str
+    uses: int = 0
+
+
+@dataclass
+class _Plan:
+    """One table result of a tool whose races are remembered (``format="auto"``,
+    a learned DCP schema): its filtered table, the schema its rows were counted
+    for, and the verdict of an earlier race of the same shape, if any."""
+
+    table: Table
+    schema: SchemaVersion
+    key: tuple[Any, ...]
+    verdict: _Verdict | None
+    clear: bool = False  # set by a race whose winner is clear enough to remember
+
+
+def _clear_winner(chosen: Encoding, found: list[Encoding]) -> bool:
+    """Whether ``chosen`` costs less than every other candidate by over
+    ``VERDICT_MARGIN``, four standard errors included."""
+    if len(found) < 2:  # nothing was beaten (the tool's DCP failed; auto chose)
+        return False
+    most = (chosen.tokens + 4 * chosen.spread) * (1 + VERDICT_MARGIN)
+    return all(
+        other.tokens - 4 * other.spread > most for other in found if other.format != chosen.format
+    )
+
+
+def _baseline(text: str, quick: bool) -> tuple[int, float]:
+    """A text's tokens and their standard error (0: counted)."""
+    if quick:
+        tokens, spread = codecs.quick_tokens(text)
+        return round(tokens), spread
+    tokens_, exact = codecs.stats_tokens(text)
+    return tokens_, 0.0 if exact else codecs.estimate_tokens(text)[1]
 
 
 def no_more(a: Encoding, b: Encoding, extra: int = 0) -> bool:
@@ -209,6 +267,7 @@ class ResponseInterceptor:
         self.lifecycle = lifecycle
         self.dcp = dcp
         self.filters = dict(filters or {})
+        self._verdicts: dict[tuple[Any, ...], _Verdict] = {}
 
     @property
     def hint(self) -> bool:
@@ -279,29 +338,41 @@ class ResponseInterceptor:
             tokens = sum(codecs.count_tokens(text) for text in all_texts)
             self._passed(tool, size, tokens, tokens)
             return None
-        counted = [codecs.stats_tokens(text) for text in texts]
-        before = sum(tokens for tokens, _ in counted)
-        compact = codecs.stats_tokens(_compact_baseline(texts, value))[0]
         # The proxy's parser keeps long ints exactly; any other literal must read back as written.
         if not all(numbers_survive(text.encode(), long_ints=True) for text in texts):
             log.debug("%s: a number literal would not read back as written; passing", tool)
-            self._passed(tool, size, before, compact)
+            before = sum(_baseline(text, False)[0] for text in texts)
+            self._passed(tool, size, before, _baseline(_compact_baseline(texts, value), False)[0])
             return None
-        chosen = self._cheapest(tool, value)
+        plan = self._plan(tool, value)
+        quick = plan is not None and plan.verdict is not None
+        counted = [_baseline(text, quick) for text in texts]
+        before = sum(tokens for tokens, _ in counted)
+        before_spread = sum(spread**2 for _, spread in counted) ** 0.5
+        compact = _baseline(_compact_baseline(texts, value), quick)[0]
+        chosen = self._by_verdict(tool, plan) if plan is not None else None
         hint, markers = ("", ()) if chosen is None else self.hints.for_result(chosen.text)
+        raced = chosen is None or bool(hint)  # a hint is weighed against compact JSON by a race
+        if raced:
+            chosen = self._cheapest(tool, value, plan)
+            hint, markers = ("", ()) if chosen is None else self.hints.for_result(chosen.text)
         hint_cost = codecs.count_tokens(hint) if hint else 0
         if chosen is not None and hint and self.format == "auto":
             # Compact JSON needs no hint: counting the hint, it may be the cheapest.
             plain = self._encode_select(tool, value, "json")
             if plain is not None and no_more(plain, chosen, hint_cost):
                 chosen, hint, markers, hint_cost = plain, "", (), 0
-        if chosen is not None and chosen.tokens + hint_cost >= before * 0.9:
-            chosen = chosen.exactly()  # near: estimates cannot say which is smaller
-            if not all(exact for _, exact in counted):
-                before = sum(codecs.count_tokens(text) for text in texts)
+        if chosen is not None:
+            error = 4 * (chosen.spread**2 + before_spread**2) ** 0.5
+            if chosen.tokens + hint_cost + error >= before * 0.9:
+                chosen = chosen.exactly()  # near: estimates cannot say which is smaller
+                if before_spread:
+                    before = sum(codecs.count_tokens(text) for text in texts)
         if chosen is None or chosen.tokens + hint_cost >= before:
             self._passed(tool, size, before, compact)
             return None
+        if raced and plan is not None:
+            self._remember(plan, chosen, hint, before)
         self.hints.told(markers)
         content: list[JsonObject] = []
         if hint:
@@ -329,11 +400,53 @@ class ResponseInterceptor:
         counters.tokens_after += tokens
         self._note_schema(tool, None)
 
-    def _cheapest(self, tool: str, value: Any) -> Encoding | None:
+    def _plan(self, tool: str, value: Any) -> _Plan | None:
+        """The plan for a table result whose race may be remembered; its rows are
+        counted for the tool's DCP schema here (once per result)."""
+        if self.format != "auto" or self.dcp is None or self.lifecycle is None:
+            return None
+        if self.lifecycle.preset(tool) is not None:  # the user's schema: always raced
+            return None
+        found = find_table(value)
+        if found is None or found.rows is None:
+            return None
+        table = self._filtered(tool, found)
+        rows = table.rows
+        assert rows is not None
+        schema = self.lifecycle.schema_for(tool, rows)
+        keys = (table.kind, table.wrapper_key, tuple(value) if table.kind == "wrapper" else ())
+        key = (tool, *keys, tuple(rows[0]), len(rows).bit_length(), schema.id)
+        return _Plan(table, schema, key, self._verdicts.get(key))
+
+    def _by_verdict(self, tool: str, plan: _Plan) -> Encoding | None:
+        """The result in its remembered winning format (``None``: race instead)."""
+        verdict = plan.verdict
+        if verdict is None:
+            return None
+        verdict.uses += 1
+        if verdict.uses >= VERDICT_USES:  # race again now and then
+            del self._verdicts[plan.key]
+            return None
+        if verdict.format == "dcp":
+            return self._encode_dcp(tool, plan.table, plan.schema, quick=True)
+        return self._encode_select(tool, plan.table.value, verdict.format, quick=True)
+
+    def _remember(self, plan: _Plan, chosen: Encoding, hint: str, before: int) -> None:
+        """Keep the race's verdict if it was clear, hint-free and well below the text as sent."""
+        if not plan.clear or hint or chosen.tokens * (1 + VERDICT_MARGIN) > before:
+            return
+        if len(self._verdicts) >= VERDICTS_KEPT:
+            self._verdicts.clear()
+        self._verdicts[plan.key] = _Verdict(chosen.format)
+
+    def _cheapest(self, tool: str, value: Any, plan: _Plan | None = None) -> Encoding | None:
         """A table in the chosen format; any other JSON value (or a table no
         format carries more cheaply) as compact JSON or gcxwire.encode's pick."""
         table = find_table(value)
-        if self._drifted(tool, value, table):  # as if the tool had no layout or DCP schema
+        if plan is not None:  # format="auto", a learned DCP schema: no layout to drift from
+            chosen, found = self._race(tool, plan.table, plan.schema)
+            plan.clear = chosen is not None and _clear_winner(chosen, found)
+        elif self._drifted(tool, value, table):  # as if the tool had no layout or DCP schema
             fmt: Format = self.format
             chosen = None if table is None else self._encode_select(tool, table.value, fmt)
         else:
@@ -392,16 +505,24 @@ class ResponseInterceptor:
             return self._encode_dcp(tool, table) or self._encode_select(tool, table.value, "dcp")
         if self.dcp is None or self.lifecycle is None or table.rows is None:
             return self._encode_select(tool, table.value, "auto")
+        schema = self.lifecycle.schema_for(tool, table.rows)  # counts the rows either way
+        return self._race(tool, table, schema)[0]
+
+    def _race(
+        self, tool: str, table: Table, schema: SchemaVersion
+    ) -> tuple[Encoding | None, list[Encoding]]:
+        """The cheapest of the tool's DCP, GCX1 and compact JSON, and the
+        candidates it beat (none when the tool's DCP failed and ``auto`` chose)."""
         # The tool's own DCP carries its versioned schema id (tool:vN); _auto's
         # DCP would be the same format under a generic id, so it does not compete.
         others = [self._encode_select(tool, table.value, fmt) for fmt in ("gcx", "json")]
-        schema = self.lifecycle.schema_for(tool, table.rows)  # counts the rows either way
         gcx = others[0]
         loses = gcx is not None and self._dcp_clearly_loses(table, schema, gcx)
         dcp = None if loses else self._encode_dcp(tool, table, schema)
         if dcp is None and not loses:
-            return self._encode_select(tool, table.value, "auto")
-        return cheapest([c for c in (dcp, *others) if c is not None])
+            return self._encode_select(tool, table.value, "auto"), []
+        found = [c for c in (dcp, *others) if c is not None]
+        return cheapest(found), found
 
     def _dcp_clearly_loses(self, table: Table, schema: SchemaVersion, gcx: Encoding) -> bool:
         """Whether the tool's DCP would cost more than ``gcx`` by over 1 % plus
@@ -440,14 +561,16 @@ class ResponseInterceptor:
         more = headers + len(rows) * sum(differences) / len(differences)
         return more > 0.01 * gcx.tokens + 4 * codecs.spread_of_total(differences, len(rows))
 
-    def _encode_select(self, tool: str, value: Any, fmt: Format) -> Encoding | None:
+    def _encode_select(
+        self, tool: str, value: Any, fmt: Format | str, quick: bool = False
+    ) -> Encoding | None:
         """``gcxwire.encode``'s encoding in ``fmt``, if it reads back exactly
         (``auto`` checks that itself; compact JSON needs no check)."""
         try:
             text = (
                 codecs.compact(value)
                 if fmt == "json"
-                else codecs.encode(value, tool=tool, format=fmt)
+                else codecs.encode(value, tool=tool, format=fmt)  # type: ignore[arg-type]
             )
         except GcxwireError as exc:  # this format cannot carry the value
             log.debug("%s cannot encode a result of %s: %s", fmt, tool, exc)
@@ -456,10 +579,10 @@ class ResponseInterceptor:
         if not exact:
             log.debug("%s does not read back exactly for %s", fmt, tool)
             return None
-        return Encoding.of(text, codecs.detect(text))
+        return Encoding.of(text, codecs.detect(text), quick=quick)
 
     def _encode_dcp(
-        self, tool: str, table: Table, schema: SchemaVersion | None = None
+        self, tool: str, table: Table, schema: SchemaVersion | None = None, quick: bool = False
     ) -> Encoding | None:
         """DCP with the tool's lifecycle schema, kept only if it reads back exactly."""
         rows = table.rows
@@ -478,7 +601,7 @@ class ResponseInterceptor:
         try:
             text = self.dcp.encode(table, schema)
             if codecs.same(_expected(table, schema.dropped), codecs.decode(text)):
-                return Encoding.of(text, "dcp", schema)
+                return Encoding.of(text, "dcp", schema, quick)
             log.debug("DCP with %s does not read back exactly for %s", schema.id, tool)
         except Exception as exc:  # a codec limit is a reason to pass, not to fail
             log.debug("DCP with %s failed for %s: %r", schema.id, tool, exc)
