@@ -1406,12 +1406,24 @@ def _write_object(
         keys = list(obj)
         if keys and all(_field_text(k) is not None for k in keys):
             record, derived = _derive_record(obj, keys)
-            style = _style([record], keys)
-            row = encode_row(record, keys, *style)  # its paths are `$.key` already
-            paths: list[Path | None] = [(k,) for k in keys]
-            row, marks = _cell_styles(row, False, [record], keys, paths)  # json=raw, crlf=
-            pairs = [*_style_pairs(keys, *style), *derived, *marks, (_IS, "object")]
-            out.append(_header_line(tool_text, keys, pairs))
+            fields, names, spread_pair = keys, None, []
+            leaves: list[Path] = [(k,) for k in keys]
+            spread = _spread_plan(record, leaves) if dict in map(type, obj.values()) else None
+            # Member objects in groups, one column per member path; a brace in any name
+            # keeps the plain list (_grouped_names says None).
+            if spread is not None and (names := _grouped_names(*spread, {})) is not None:
+                fields, leaves = spread
+                record = _by_path(record, fields, leaves)
+                spread_pair = [(_FLAT, "{}")]
+            style = _style([record], fields)
+            try:
+                row = encode_row(record, fields, *style)
+            except EncodeError as exc:  # a grouped member named by its path: `$.owner.id`
+                raise _by_member(exc, fields, leaves) from None
+            paths: list[Path | None] = [(k,) for k in fields]
+            row, marks = _cell_styles(row, False, [record], fields, paths)  # json=raw, crlf=
+            pairs = [*_style_pairs(fields, *style), *spread_pair, *derived, *marks, (_IS, "object")]
+            out.append(_header_line(tool_text, fields, pairs, None, names))
             out.append(row + "\n")
         else:
             _write_value(out, tool_text, obj)
@@ -1451,25 +1463,119 @@ def _write_object(
             out.clear()
             _write_value(out, tool_text, obj)
             return
-        record = dict(zip(keys, (v for _, v in seg), strict=True))
+        seg_paths = [p for p, _ in seg]
+        spread = _spread_plan(obj, seg_paths)
+        names = None
+        if spread is not None and (names := _grouped_names(*spread, {})) is not None:
+            keys, seg_paths = spread  # member objects in groups
+            record = _by_path(obj, keys, seg_paths)
+        else:
+            record = dict(zip(keys, (v for _, v in seg), strict=True))
         style = _style([record], keys)
         try:
             line = encode_row(record, keys, *style) + "\n"
         except EncodeError as exc:  # name the member by its path: `$.query.total`
-            for (path, _), key in zip(seg, keys, strict=True):
-                cell = path_join("$", key)
-                if exc.path == cell or exc.path.startswith((cell + ".", cell + "[")):
-                    raise type(exc)(exc.reason, _where(path) + exc.path[len(cell) :]) from None
-            raise
+            raise _by_member(exc, keys, seg_paths) from None
         pairs = _style_pairs(keys, *style)
-        groups = sorted({".".join(p[:i]) for p, _ in seg for i in range(1, len(p))})
-        if groups:
+        groups = sorted({".".join(p[:i]) for p in seg_paths for i in range(1, len(p))})
+        if names is not None:
+            pairs.append((_FLAT, "{}"))
+        elif groups:
             pairs.append((_FLAT, _name_list(groups)))
-        sections.append((keys, [*pairs, (_IS, "object")], [line], {}, None))
+        sections.append((keys, [*pairs, (_IS, "object")], [line], {}, names))
         last_table = None
     for fields, pairs, body, constants, names in sections:
         out.append(_header_line(tool_text, fields, pairs, constants, names))
         out.extend(body)
+
+
+def _by_member(exc: EncodeError, names: Sequence[str], paths: Sequence[Path]) -> EncodeError:
+    """A record row's error at a dotted column (`$['query.total']`) named by its path."""
+    for name, path in zip(names, paths, strict=True):
+        cell = path_join("$", name)
+        if exc.path == cell or exc.path.startswith((cell + ".", cell + "[")):
+            return type(exc)(exc.reason, _where(path) + exc.path[len(cell) :])
+    return exc
+
+
+def _by_path(record: dict[str, Any], fields: list[str], paths: list[Path]) -> dict[str, Any]:
+    # The record's members by column name (`owner.login`), absent ones left out.
+    found = ((f, _at(record, p)) for f, p in zip(fields, paths, strict=True))
+    return {f: v for f, v in found if v is not ABSENT}
+
+
+# A record without groups spreads its objects only when that adds this many
+# columns: the `flat={}` mark costs about three tokens (Jira's four `avatarUrls`
+# sizes cost one more than their JSON cell).
+_SPREAD_MIN = 4
+# Spreading a record's objects checks the whole field list each time: this
+# many field-list entries read in all, then the rest stays in JSON cells.
+_SPREAD_BUDGET = 20_000
+
+
+def _spread_plan(record: dict[str, Any], paths: list[Path]) -> tuple[list[str], list[Path]] | None:
+    """A one-row record's columns (``paths`` into ``record``) with its member
+    objects in groups, or None.
+
+    In one row a group list (``billing_details{address{city,…},email}``) is
+    shorter than the JSON cell's quoted keys. Objects are opened in member
+    order, outer ones first, each only if the names reference decoders then
+    read (``billing_details{address{city``, ``email``, ``tax_id}``) are still
+    all different: they keep one cell per name, so an object whose member
+    would read like another field stays one JSON cell, and its siblings may
+    still open. None when no object opens.
+    """
+    size = len(paths)
+    opened = any(len(p) > 1 for p in paths)  # the section has groups already
+    budget = _SPREAD_BUDGET
+    i = 0
+    while i < len(paths) and budget > 0:
+        path = paths[i]
+        value = _at(record, path)
+        if _can_open(record, path, value):
+            trial = [*paths[:i], *((*path, k) for k in value), *paths[i + 1 :]]
+            budget -= len(trial)
+            if _grouped_names([".".join(p) for p in trial], trial, {}) is not None:
+                paths = trial
+                continue  # its first member is next: inner objects open in member order
+        i += 1
+    if len(paths) - size < (1 if opened else _SPREAD_MIN):  # `flat={}` must pay for itself
+        return None
+    return [".".join(p) for p in paths], paths
+
+
+def _can_open(record: dict[str, Any], path: Path, value: Any) -> bool:
+    # An object a group can hold: within the group depth, members that can be
+    # field names, and no sibling named `key.…` (two dotted names would collide).
+    if type(value) is not dict or not value or len(path) > _FLAT_DEPTH:
+        return False
+    key = path[-1]
+    if (
+        not key
+        or "." in key
+        or any(type(k) is not str or not k or _field_text(k) is None for k in value)
+    ):
+        return False
+    parent = _at(record, path[:-1]) if len(path) > 1 else record
+    if any(type(k) is str and k.startswith(key + ".") for k in parent):
+        return False
+    # Each member saves about a token of JSON quoting (an object member, whose
+    # own members open next, more), the braces cost one, and a string that
+    # needs a guard (`\0.29`, `tru\e`) costs one more than its quotes.
+    score = 0
+    for v in value.values():
+        if type(v) is dict:
+            score += 2
+        elif type(v) is str and _needs_guard(v):
+            score -= 1
+        else:
+            score += 1
+    return score > 1
+
+
+def _needs_guard(text: str) -> bool:
+    # Whether a string cell would read as something else unguarded (§3).
+    return text in ("true", "false", "null") or NUMBER.fullmatch(text) is not None
 
 
 def _encode_typed(value: Any, tool: str) -> str:
