@@ -727,6 +727,8 @@ def _marker(header: Header) -> tuple[str, str] | None:
 def _of_path(raw: str) -> list[str | None]:
     # `of=query.search` (raw): member search of object query; `\.` is a dot in a
     # key. `items[].spec` (a child section): None stands for the list step `[]`.
+    if "\\" not in raw and "[" not in raw:  # the common path: plain keys
+        return list(raw.split("."))
     parts: list[str | None] = []
     part: list[str] = []
     i = 0
@@ -843,6 +845,8 @@ def _build(
 
 def _check_depth(levels: int, header: Header, doc: str, limits: Limits) -> None:
     # Each key of an `of=` path is one object level, each dot of a group one more.
+    if levels <= limits.max_depth and not header.flat:
+        return
     deepest = max((g.count(".") + 1 for g in header.flat), default=0)
     if levels + deepest > limits.max_depth:
         raise DecodeError(f"An `of=` path nests deeper than {limits.max_depth} levels", doc)
@@ -891,7 +895,11 @@ def _attach_all(pending: list[_Attach], doc: str) -> None:
 
 def _section_value(header: Header, rows: list[dict[str, Any]], doc: str) -> Any:
     """A table section's value: its rows, or under ``form=columns`` one array per column."""
-    form = next((v for k, v in header.raw_meta if k == _FORM), None)
+    form = None
+    for key, value in header.raw_meta:
+        if key == _FORM:
+            form = value
+            break
     if form is None:
         return rows
     if form != "columns":

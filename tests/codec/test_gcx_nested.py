@@ -249,3 +249,16 @@ def test_max_depth_holds_for_child_paths() -> None:
 def test_reference_decoder_reads_child_sections_and_grandchildren() -> None:
     reference_reads({"kind": "PodList", "items": [pod(0, 2), pod(1, 1)]})
     reference_reads([{"id": i, "c": [{**pod(j, 2), "id": j} for j in range(2)]} for i in range(2)])
+
+
+@pytest.mark.parametrize(
+    ("raw", "parts"),
+    [
+        ("a..b.", ["a", "", "b", ""]),  # plain keys: split at each dot
+        ("x\\.y.z", ["x.y", "z"]),
+        ("[].c[].d", [None, "c", None, "d"]),
+        ("a\\[]\\t.b", ["a[]\t", "b"]),
+    ],
+)
+def test_of_paths_read_plain_and_escaped_keys(raw: str, parts: list[str | None]) -> None:
+    assert _of_path(raw) == parts
