@@ -17,6 +17,15 @@ from typing import Any, Literal
 import orjson
 
 from . import dcp, gcx, tokens
+from ._auto_sample import (
+    RowSample,
+    dcp_rows,
+    gcx_rows,
+    json_rows,
+    paired_difference,
+    spread_of_total,
+    strata,
+)
 from ._gcx_encode import lines_fit_go
 from ._impl import plain_json
 from ._values import check_value, dumps, loads, same, with_default
@@ -105,16 +114,9 @@ _SAMPLE_ROWS = 32
 _GROWTH = 4  # how much bigger the next sample is, when one has not decided
 _SAMPLE_FIT = 0.10  # how far the sampled rows' length may miss the text's
 _ORDER = ("json", "gcx", "dcp")  # the tie-break: JSON first
+_spread_of_total = spread_of_total  # the proxy's DCP-against-GCX1 sample uses it too
 
 Count = tuple[float, float]  # (tokens, standard error); an error of 0 is an exact count
-
-
-def _spread_of_total(per_row: Sequence[float], rows: int) -> float:
-    """Standard error of ``rows`` times the mean of a sample ``per_row`` drawn from them."""
-    size = len(per_row)
-    mean = sum(per_row) / size
-    variance = sum((value - mean) ** 2 for value in per_row) / (size - 1)
-    return float(rows * (variance / size * (1 - size / rows)) ** 0.5)
 
 
 class _Auto:
@@ -135,9 +137,10 @@ class _Auto:
         self.estimates: dict[str, Count] = {}
         self.exact: dict[str, int] = {}
         self.differences: dict[tuple[str, str], int] = {}  # (a, b) -> count(a) - count(b)
-        # name -> (header tokens, tokens of each sampled row): the same rows in every format
-        self.sampled: dict[str, tuple[int, list[int]]] = {}
-        self.sections = False  # GCX1 wrote child sections: no sample of any size fits
+        # name -> its units of the sampled rows: the same rows in every format
+        self.sampled: dict[str, RowSample] = {}
+        self.sections = False  # GCX1 wrote child sections: estimated apart from its rows
+        self.ruled_out: set[str] = set()  # clearly worse on an earlier, smaller sample
 
     def text(self, name: str) -> str | None:
         """The candidate's text, written on first use; None if it cannot carry the value."""
@@ -165,50 +168,26 @@ class _Auto:
             self.differences[key] = tokens.count_difference(a, b)
         return self.differences[key]
 
-    def sample(self, name: str, picked: list[int]) -> tuple[int, list[int]] | None:
-        """The header's and the sampled rows' tokens, if ``name`` writes one line per row.
+    def sample(self, name: str, picked: list[int]) -> RowSample | None:
+        """``name``'s units for the sampled rows, if it writes one line per row.
 
-        None also when the sampled rows' lengths do not add up to the whole
-        text's (within _SAMPLE_FIT): rows the sample missed are unlike it.
+        None also when the sampled units' lengths do not add up to the whole
+        text's (within the sampler's fit): rows the sample missed are unlike it.
         """
-        rows = [self.value[index] for index in picked]
-        if name == "json":  # each row as it sits between its neighbours: '{"' ... '},{"'
-            try:
-                parts = [orjson.dumps(row).decode()[2:] + ',{"' for row in rows]
-            except orjson.JSONEncodeError:
-                return None
-            header, head_chars, text = 1, 2, self.texts["json"]
-        else:
-            if name == "dcp":  # written for the sample only: the rest may never be needed
-                try:
-                    lines = dcp.encode(rows).split("\n")
-                except EncodeError:
-                    return None
-                text, at = None, list(range(len(rows)))
-                head = len(lines) - len(rows)
-            else:
-                text = self.text(name)
-                if text is None:
-                    return None
-                if "\nGCX1" in text:  # child sections (of=): its lines are not one per row
-                    self.sections = True
-                    return None
-                lines = text.split("\n")
-                at, head = picked, len(lines) - len(self.value)
-            if head < 1:
-                return None
-            head_text = "\n".join(lines[:head]) + "\n"
-            header, head_chars = tokens.count(head_text), len(head_text)
-            parts = [lines[head + index] + "\n" for index in at]
-        if text is not None:
-            chars = head_chars + len(self.value) * sum(map(len, parts)) / len(parts)
-            if abs(chars - len(text)) > _SAMPLE_FIT * len(text):
-                return None
-        return header, [tokens.count(part) for part in parts]
+        if name == "json":
+            text = self.texts["json"]
+            return json_rows(self.value, text, picked) if self.json_bytes and text else None
+        if name == "dcp":
+            return dcp_rows(self.value, picked, self.sampled.get("json"))
+        text = self.text(name)
+        if text is None:
+            return None
+        self.sections = "\nGCX1" in text
+        return gcx_rows(text, len(self.value), picked)
 
-    def estimate(self, size: int = _SAMPLE_ROWS) -> bool:
-        """Estimates of every candidate; False when a sample of ``size`` rows was
-        refused as unlike the table (window estimates stand in then)."""
+    def estimate(self, size: int = _SAMPLE_ROWS, among: Sequence[str] = _ORDER) -> bool:
+        """Estimates of the candidates ``among``; False when a sample of ``size``
+        rows was refused as unlike the table (window estimates stand in then)."""
         self.sampled.clear()
         self.estimates.clear()
         rows = self.value
@@ -218,9 +197,9 @@ class _Auto:
             and len(rows) > 2 * size
             and all(isinstance(rows[i], dict) and rows[i] for i in (0, len(rows) // 2, -1))
         ):
-            picked = [index * len(rows) // size for index in range(size)]
+            picked = strata(len(rows), size)
             for name in _ORDER:
-                if name == "json" or name in _ENCODERS:
+                if name in among and (name == "json" or name in _ENCODERS):
                     found = self.sample(name, picked)
                     if found is None and name != "dcp" and self.texts.get(name) is not None:
                         self.sampled.clear()  # an unlike sample misleads every format
@@ -229,11 +208,11 @@ class _Auto:
                         break
                     if found is not None:
                         self.sampled[name] = found
-                        header, per_row = found
-                        total = header + len(rows) * sum(per_row) / len(per_row)
-                        self.estimates[name] = (total, _spread_of_total(per_row, len(rows)))
+                        self.estimates[name] = (found.total(), found.spread())
         for name in _ORDER:
-            if name in self.estimates or (name != "json" and name not in _ENCODERS):
+            if name in self.estimates or name not in among:
+                continue
+            if name != "json" and name not in _ENCODERS:
                 continue
             text = self.texts["json"] if name == "json" else self.text(name)
             if text is not None:
@@ -242,15 +221,17 @@ class _Auto:
                     self.exact[name] = int(self.estimates[name][0])
         return not refused
 
+    def paired(self, name: str, other: str) -> bool:
+        return name in self.sampled and other in self.sampled
+
     def clearly_worse(self, name: str, best: str) -> bool:
         """Whether ``name``'s estimate is above ``best``'s by more than its error can explain."""
         (count, spread), (least, least_spread) = self.estimates[name], self.estimates[best]
-        if name in self.sampled and best in self.sampled:  # paired: the same rows
-            differences = [a - b for a, b in zip(self.sampled[name][1], self.sampled[best][1])]
-            error = _spread_of_total(differences, len(self.value))
+        if self.paired(name, best):  # the same rows
+            above, error = paired_difference(self.sampled[name], self.sampled[best])
         else:
-            error = (spread**2 + least_spread**2) ** 0.5
-        return count - least > _MARGIN * least + _SPREADS * error
+            above, error = count - least, (spread**2 + least_spread**2) ** 0.5
+        return above > _MARGIN * least + _SPREADS * error
 
     def near_json(self, name: str) -> bool:
         """Whether ``name``'s estimate leaves JSON's within _VERIFY of it."""
@@ -261,7 +242,7 @@ class _Auto:
         fits = self.estimate(size)
         refused: set[str] = set()  # written, but not exact
         while True:
-            for name in refused:
+            for name in refused | self.ruled_out:
                 self.estimates.pop(name, None)
             order = sorted(
                 self.estimates, key=lambda name: (self.estimates[name][0], _ORDER.index(name))
@@ -269,16 +250,24 @@ class _Auto:
             best = order[0]
             close = [name for name in order if not self.clearly_worse(name, best)]
             if len(close) > 1 and (not fits or all(n in self.sampled for n in close)):
-                # Undecided on a sample: four times the rows halve its error,
-                # at a fraction of counting whole texts (while under half of the rows).
-                grows = isinstance(self.value, list) and not self.sections
+                # Undecided on a sample: four times the rows halve its error, at a
+                # fraction of counting whole texts (while under half of the rows).
+                # Only the candidates still in the race are sampled again.
+                grows = isinstance(self.value, list)
                 if grows and size * _GROWTH * 2 < len(self.value):
+                    self.ruled_out.update(name for name in order if name not in close)
                     size *= _GROWTH
-                    fits = self.estimate(size)
+                    fits = self.estimate(size, close)
                     continue
             if len(close) > 1:
                 best = min(close, key=lambda name: (self.above(name, close[0]), _ORDER.index(name)))
-            if best != "json" and self.near_json(best) and self.above(best, "json") > 0:
+            if (
+                best != "json"
+                and "json" not in self.ruled_out
+                and not self.paired(best, "json")
+                and self.near_json(best)
+                and self.above(best, "json") > 0
+            ):
                 best = "json"
             text = self.texts["json"] if best == "json" else self.text(best)
             assert text is not None

@@ -1,0 +1,204 @@
+"""Estimates of a table's tokens in each format from the same few rows of each.
+
+A text is cut into one unit per row at places where token counts add up
+(``tokens.next_cut``), so the units' counts sum exactly to the text's, less a
+head counted exactly: a sample of units has no bias at row boundaries. The
+rows are drawn one from each of ``size`` equal strata, at a place fixed by the
+table's length (the same value is always estimated the same way), so a table
+that repeats with a period cannot hide its other rows behind an even stride.
+
+Where the units' total length is known (JSON and GCX1 are written whole), the
+estimate is a ratio one: tokens per character of the sampled units times the
+total length; its error comes from how far each unit's tokens stray from that
+rate, far less than how far rows differ in size. Two formats are compared on
+the same rows, by the spread of their paired residuals.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+from . import dcp, tokens
+from .errors import EncodeError
+
+__all__ = [
+    "RowSample",
+    "dcp_rows",
+    "difference_spread",
+    "gcx_rows",
+    "json_rows",
+    "paired_difference",
+    "spread_of_total",
+    "strata",
+]
+
+_FIT = 0.10  # how far the sampled units' length, scaled to the table, may miss the whole
+_FLOOR = 0.5  # tokens: the least per-row spread a sample is taken to have
+
+
+def strata(rows: int, size: int) -> list[int]:
+    """One row index from each of ``size`` equal strata of ``rows``, placed by a
+    generator seeded with ``rows`` and ``size``: deterministic, not periodic."""
+    place = random.Random(rows * 65_537 + size)
+    return [place.randrange(k * rows // size, (k + 1) * rows // size) for k in range(size)]
+
+
+@dataclass(frozen=True)
+class RowSample:
+    """One format's sampled units: ``fixed`` tokens counted (or estimated apart,
+    with variance ``fixed_var``), ``units`` tokens of each sampled row's unit,
+    ``sizes`` their lengths when ``total_size`` (all units' length) is known."""
+
+    rows: int
+    fixed: float
+    fixed_var: float
+    units: Sequence[int]
+    sizes: Sequence[int] | None = None
+    total_size: int = 0
+
+    def rate(self) -> float | None:
+        if self.sizes is None or not sum(self.sizes):
+            return None
+        return sum(self.units) / sum(self.sizes)
+
+    def total(self) -> float:
+        rate = self.rate()
+        if rate is None:
+            return self.fixed + self.rows * sum(self.units) / len(self.units)
+        return self.fixed + rate * self.total_size
+
+    def residuals(self) -> list[float]:
+        """Each sampled unit's departure from the estimate's model of it."""
+        rate = self.rate()
+        if rate is None or self.sizes is None:
+            mean = sum(self.units) / len(self.units)
+            return [unit - mean for unit in self.units]
+        return [unit - rate * size for unit, size in zip(self.units, self.sizes)]
+
+    def spread(self) -> float:
+        return difference_spread(self, None)
+
+
+def spread_of_total(
+    per_row: Sequence[float], rows: int, fixed_var: float = 0.0, floor: float = 0.0
+) -> float:
+    """Standard error of ``rows`` times the mean of ``per_row`` drawn from them
+    (plus an independent part of variance ``fixed_var``); the per-row
+    variance is taken as at least ``floor`` squared."""
+    size = len(per_row)
+    mean = sum(per_row) / size
+    variance = max(floor**2, sum((value - mean) ** 2 for value in per_row) / (size - 1))
+    return float((rows**2 * variance / size * (1 - size / rows) + fixed_var) ** 0.5)
+
+
+def _total_spread(per_row: Sequence[float], rows: int, fixed_var: float) -> float:
+    # A sample whose rows all agree says little of the rows it missed.
+    return spread_of_total(per_row, rows, fixed_var, _FLOOR)
+
+
+def difference_spread(a: RowSample, b: RowSample | None) -> float:
+    """Standard error of ``a.total() - b.total()`` (of ``a.total()`` alone for
+    None), the two drawn on the same rows."""
+    left = a.residuals()
+    paired = left if b is None else [x - y for x, y in zip(left, b.residuals())]
+    return _total_spread(paired, a.rows, a.fixed_var + (0.0 if b is None else b.fixed_var))
+
+
+def paired_difference(a: RowSample, b: RowSample) -> tuple[float, float]:
+    """How many tokens ``a`` has more than ``b``, and its standard error, from
+    the same sampled rows: the ratio estimates' difference, or the mean of the
+    rows' own differences (the framing two formats put around the same cells
+    varies little from row to row), whichever has the smaller error."""
+    ratio = (a.total() - b.total(), difference_spread(a, b))
+    rows = [x - y for x, y in zip(a.units, b.units)]
+    spread = _total_spread(rows, a.rows, a.fixed_var + b.fixed_var)
+    mean = (a.fixed - b.fixed + a.rows * sum(rows) / len(rows), spread)
+    return min(ratio, mean, key=lambda estimate: estimate[1])
+
+
+def _fits(sizes: Sequence[int], rows: int, total: int) -> bool:
+    """Whether the sampled units, scaled to the table, come near its length:
+    rows the sample missed that are far bigger (or smaller) than it are not
+    estimated from it."""
+    return abs(rows * sum(sizes) / len(sizes) - total) <= _FIT * total
+
+
+def json_rows(value: list[Any], text: str, picked: Sequence[int]) -> RowSample | None:
+    """Units of compact JSON ``text`` of the list ``value``: from the first cut
+    inside each row to the first cut inside the next (the last to the end)."""
+    try:
+        first = orjson.dumps(value[0]).decode()
+        head = "[" + first[: tokens.next_cut(first, 1)]
+        units: list[str] = []
+        for index in picked:
+            row = first if index == 0 else orjson.dumps(value[index]).decode()
+            cut = tokens.next_cut(row, 1)
+            if cut >= len(row):
+                return None
+            if index + 1 < len(value):
+                following = orjson.dumps(value[index + 1]).decode()
+                after = tokens.next_cut(following, 1)
+                if after >= len(following):
+                    return None
+                units.append(row[cut:] + "," + following[:after])
+            else:
+                units.append(row[cut:] + "]")
+    except orjson.JSONEncodeError:
+        return None
+    return _measured(len(value), tokens.count(head), 0.0, units, len(text) - len(head))
+
+
+def gcx_rows(text: str, rows: int, picked: Sequence[int]) -> RowSample | None:
+    """Units of a GCX1 ``text`` whose first section holds one line per row: from
+    the first cut at or after a row's line start to the next row's. Child
+    sections after it (lists of objects in the rows) are estimated apart."""
+    lines = text.split("\n")
+    starts = [0, *itertools.accumulate(len(line) + 1 for line in lines)]
+    main_end = len(lines)
+    if "\nGCX1" in text:
+        main_end = next(i for i in range(1, len(lines)) if lines[i].startswith("GCX1"))
+    head = main_end - rows
+    if head < 1:
+        return None
+    end = min(starts[main_end], len(text))
+
+    def cut(line: int) -> int:  # from the newline before it: a line start may be a cut itself
+        return end if line >= main_end else min(tokens.next_cut(text, starts[line] - 1), end)
+
+    begin = cut(head)
+    units = [text[cut(head + index) : cut(head + index + 1)] for index in picked]
+    rest, rest_spread = tokens.estimate(text[end:]) if end < len(text) else (0.0, 0.0)
+    fixed = tokens.count(text[:begin]) + rest
+    return _measured(rows, fixed, rest_spread**2, units, end - begin)
+
+
+def dcp_rows(value: list[Any], picked: Sequence[int], like: RowSample | None) -> RowSample | None:
+    """DCP written for the sampled rows only (the rest may never be needed): each
+    row line a unit; sized by ``like``'s units (JSON's, same rows) when given."""
+    try:
+        lines = dcp.encode([value[index] for index in picked]).split("\n")
+    except EncodeError:
+        return None
+    head = len(lines) - len(picked)
+    if head < 1:
+        return None
+    units = [tokens.count(line + "\n") for line in lines[head:]]
+    fixed = tokens.count("\n".join(lines[:head]) + "\n")
+    if like is None:
+        return RowSample(len(value), fixed, 0.0, units)
+    return RowSample(len(value), fixed, 0.0, units, like.sizes, like.total_size)
+
+
+def _measured(
+    rows: int, fixed: float, fixed_var: float, units: list[str], total: int
+) -> RowSample | None:
+    sizes = [len(unit) for unit in units]
+    if not _fits(sizes, rows, total):
+        return None
+    return RowSample(rows, fixed, fixed_var, [tokens.count(unit) for unit in units], sizes, total)
