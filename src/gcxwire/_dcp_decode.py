@@ -14,6 +14,7 @@ import orjson
 
 from ._dcp_encode import MARKERS, PLACEHOLDER, STYLES
 from ._dcp_schema import DcpSchema, SchemaRegistry, split_path
+from ._impl import dcp_join
 from ._values import has_long_digits, loads, long_digit_lines
 from .errors import DecodeError
 from .limits import (
@@ -43,11 +44,25 @@ class _Reader:
         self.doc = doc
         self.limits = limits
         check_size(doc, limits)
-        self.texts = doc.split("\n")
-        if len(self.texts) > 1 and self.texts[-1] == "":
-            self.texts.pop()  # one trailing newline is allowed
-        self.long_digits = has_long_digits(doc)
+        self._texts: list[str] | None = None
+        self._long_digits: bool | None = None
         self._lines: list[_Line] | None = None
+
+    @property
+    def texts(self) -> list[str]:
+        """Every line's text (split when first asked for: the fast path needs none)."""
+        if self._texts is None:
+            self._texts = self.doc.split("\n")
+            if len(self._texts) > 1 and self._texts[-1] == "":
+                self._texts.pop()  # one trailing newline is allowed
+        return self._texts
+
+    @property
+    def long_digits(self) -> bool:
+        """Whether the document holds a run of 19 digits (found when first asked for)."""
+        if self._long_digits is None:
+            self._long_digits = has_long_digits(self.doc)
+        return self._long_digits
 
     @property
     def lines(self) -> list[_Line]:
@@ -58,10 +73,25 @@ class _Reader:
         return self._lines
 
     def line(self, index: int) -> _Line:
-        """Line ``index`` with its offset, without making the others."""
+        """Line ``index`` with its offset, found from the top without splitting the others."""
         if self._lines is not None:
             return self._lines[index]
-        return _Line(self.texts[index], sum(len(t) + 1 for t in self.texts[:index]))
+        doc = self.doc
+        start = 0
+        for _ in range(index):
+            start = doc.index("\n", start) + 1
+        end = doc.find("\n", start)
+        return _Line(doc[start:] if end < 0 else doc[start:end], start)
+
+    def has_line(self, index: int) -> bool:
+        """Whether the document has a line ``index`` (a final newline starts none)."""
+        start = 0
+        for _ in range(index):
+            found = self.doc.find("\n", start)
+            if found < 0:
+                return False
+            start = found + 1
+        return index == 0 or start < len(self.doc)
 
     def error(self, msg: str, line: _Line, column: int = 0) -> DecodeError:
         return DecodeError.at(msg, self.doc, line.start + column)
@@ -76,7 +106,8 @@ class _Reader:
             raise self.error(f"JSON nests deeper than {limits.max_depth} levels", line)
         check_json_numbers(line.text, limits, self.doc, line.start)
         try:
-            return loads(line.text, scan=self.long_digits)
+            # the row loop: one search of the whole document; a header line: its own
+            return loads(line.text, scan=self.long_digits if self._lines else True)
         except json.JSONDecodeError as exc:
             raise self.error(f"Invalid JSON: {exc.msg}", line, exc.pos) from None
         except RecursionError:
@@ -124,9 +155,10 @@ def decode(
     if not text.strip():
         return []
     skip = 0
-    while reader.texts[skip] in ("", "\r"):  # blank lines before the header, as GCX1 allows
-        skip += 1
     first = reader.line(skip)
+    while first.text in ("", "\r"):  # blank lines before the header, as GCX1 allows
+        skip += 1
+        first = reader.line(skip)
     if first.text.startswith("Fields: "):
         raise reader.error("Header density L4 (natural language) cannot be decoded", first)
     head_value = reader.json(first)
@@ -135,7 +167,7 @@ def decode(
     if isinstance(head_value, dict) and head_value.get("$dcp") != "schema":
         members = head_value
         index = 1
-        if len(reader.texts) - skip < 2:
+        if not reader.has_line(skip + 1):
             raise reader.error(
                 "A metadata line must be followed by a $S header", first, len(first.text)
             )
@@ -167,7 +199,10 @@ def decode(
         build = _flat_builder(names, paths, dash_absent)
         fast = fast and (paths is None or max(map(len, paths)) <= _NESTED_FAST)
 
-    found = _flat_records(reader, skip + index + 1, names, paths, dash_absent) if fast else None
+    offset = head_line.start + len(head_line.text) + 1  # where the rows start
+    found = (
+        _flat_records(reader, skip + index + 1, offset, names, paths, dash_absent) if fast else None
+    )
     if found is not None:
         return found if members is None else _rewrap(members, found, _domain(header))
     records = []
@@ -204,39 +239,34 @@ _NESTED_FAST = 32  # dotted names nesting deeper go through the row loop
 def _flat_records(
     reader: _Reader,
     start: int,
+    offset: int,
     names: list[str],
     paths: list[tuple[str, ...]] | None,
     dash_absent: bool,
 ) -> list[dict[str, Any]] | None:
     """The records of rows ``start:`` keyed by ``names`` (no schema), or None.
 
-    The row loop's result without a Python step per row: every line parsed by orjson in one
-    builtin map, checked in whole-list passes, zipped with the names. None (the row loop
+    The row loop's result without a Python step per row: the lines read by one orjson call
+    when ``dcp_join`` shows each is one array (else by orjson in one builtin map), checked in
+    whole-list passes, zipped with the names. None (the row loop
     decides, and raises what it raises) when a line is too long or may nest too deep, a
     line does not parse, or a row is no array of the right size.
     """
-    texts = reader.texts[start:]
     limits = reader.limits
-    if max(map(len, texts), default=0) > limits.max_line:
-        return None
-    depth = limits.max_depth
-    for text in filter(lambda t: len(t) > depth, texts):
-        if text.count("[") + text.count("{") > depth:
-            return None
-    # Each line as reader.json reads it: orjson, or the exact loads for a long digit run.
-    exact = long_digit_lines(texts) if reader.long_digits else []
     digits = digit_limit(limits)  # a number past it is the row loop's to refuse
-    if 0 < digits < 19 or any(long_json_number(texts[i], digits) >= 0 for i in exact):
+    if 0 < digits < 19:
         return None
-    try:
-        plain = texts.copy() if exact else texts
-        for i in exact:
-            plain[i] = "0"  # a placeholder orjson reads; the line itself below
-        rows = list(map(orjson.loads, plain))
-        for i in exact:
-            rows[i] = loads(texts[i])
-    except (ValueError, RecursionError):  # orjson's and the stdlib's refusals
-        return None
+    joined = dcp_join(reader.doc, offset, limits.max_line, limits.max_depth)
+    if joined is not None:  # every line one array: one orjson call reads them all
+        try:
+            rows = orjson.loads(joined[0])
+        except (ValueError, RecursionError):  # orjson's refusals: the row loop decides
+            return None
+    else:
+        found = _each_line(reader, reader.texts[start:], digits)
+        if found is None:
+            return None
+        rows = found
     if rows and (set(map(type, rows)) != {list} or set(map(len, rows)) != {len(names)}):
         return None
     dashes = dash_absent and any(map(eq, repeat("-"), chain.from_iterable(rows)))
@@ -255,6 +285,32 @@ def _flat_records(
             node = node.setdefault(segment, {})
         node[path[-1]] = i
     return list(_objects(tree, rows))
+
+
+def _each_line(reader: _Reader, texts: list[str], digits: int) -> list[Any] | None:
+    """Every line parsed as ``reader.json`` parses it, by orjson in one builtin map, or None
+    when a line is too long or may nest too deep, has too long a number or does not parse."""
+    limits = reader.limits
+    if max(map(len, texts), default=0) > limits.max_line:
+        return None
+    depth = limits.max_depth
+    for text in filter(lambda t: len(t) > depth, texts):
+        if text.count("[") + text.count("{") > depth:
+            return None
+    # Each line as reader.json reads it: orjson, or the exact loads for a long digit run.
+    exact = long_digit_lines(texts) if reader.long_digits else []
+    if any(long_json_number(texts[i], digits) >= 0 for i in exact):
+        return None
+    try:
+        plain = texts.copy() if exact else texts
+        for i in exact:
+            plain[i] = "0"  # a placeholder orjson reads; the line itself below
+        rows = list(map(orjson.loads, plain))
+        for i in exact:
+            rows[i] = loads(texts[i])
+    except (ValueError, RecursionError):  # orjson's and the stdlib's refusals
+        return None
+    return rows
 
 
 def _objects(tree: dict[str, Any], rows: list[list[Any]]) -> Iterator[dict[str, Any]]:

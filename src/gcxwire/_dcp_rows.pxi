@@ -186,3 +186,102 @@ def dcp_lines(bytes text, Py_ssize_t rows, /):
         return buf[:size - 2].decode("utf-8")
     finally:
         PyMem_Free(buf)
+
+
+cdef Py_ssize_t _dcp_line_end(const void *data, int kind, Py_ssize_t at, Py_ssize_t size,
+                              Py_ssize_t max_depth, unsigned int *chars):
+    # The end of the one-array line starting at ``at``, or -1 when it is not one:
+    # no "[" first, brackets (outside strings) closing to depth 0 before its last
+    # character or deeper than ``max_depth``, an unclosed string, 19 digits in a row.
+    # ``chars`` gathers the bits of every character read (for the joined text's width).
+    cdef Py_ssize_t i = at, depth = 0, run = 0
+    cdef Py_UCS4 c
+    cdef unsigned int seen = 0
+    if at >= size or PyUnicode_READ(kind, data, at) != _LBRACKET:
+        return -1
+    while i < size:
+        c = PyUnicode_READ(kind, data, i)
+        if c == _QUOTE:
+            run = 0
+            i += 1
+            while True:
+                if i >= size:
+                    return -1
+                c = PyUnicode_READ(kind, data, i)
+                seen |= <unsigned int>c
+                if c == _QUOTE:
+                    break
+                if c == _LF:
+                    return -1
+                if c == _BACKSLASH:
+                    i += 1
+                    if i >= size or PyUnicode_READ(kind, data, i) == _LF:
+                        return -1
+                    seen |= <unsigned int>PyUnicode_READ(kind, data, i)
+                i += 1
+        elif c == _LBRACKET or c == _LBRACE:
+            run = 0
+            depth += 1
+            if depth > max_depth:
+                return -1
+        elif c == _RBRACKET or c == _RBRACE:
+            run = 0
+            depth -= 1
+            if depth == 0:
+                i += 1
+                chars[0] |= seen
+                return i if i == size or PyUnicode_READ(kind, data, i) == _LF else -1
+        elif c == _LF:
+            return -1
+        elif _ZERO <= c <= _NINE:
+            run += 1
+            if run >= 19:  # orjson reads such an int as a float: the exact path decides
+                return -1
+        else:
+            run = 0
+            seen |= <unsigned int>c
+        i += 1
+    return -1
+
+
+def dcp_join(str text, Py_ssize_t start, Py_ssize_t max_line, Py_ssize_t max_depth, /):
+    """The lines of ``text`` from offset ``start`` on (one final LF ends the last)
+    as one JSON array text, and their count, when every line is one JSON array
+    orjson reads as the exact reader does; else None.
+
+    Each line starts with "[" and its brackets (outside strings) first close at
+    its last character, so the array holds exactly one item per line; None for a
+    line longer than ``max_line``, nesting deeper than ``max_depth``, with an
+    unclosed string or a run of 19 digits (an int orjson would read as a float).
+    """
+    cdef Py_ssize_t size = len(text), at = start, end, count = 0
+    cdef int kind = PyUnicode_KIND(text)
+    cdef const void *data = PyUnicode_DATA(text)
+    cdef unsigned int chars = _RBRACKET
+    if start >= size:
+        return u"[]", 0
+    while at < size:
+        end = _dcp_line_end(data, kind, at, size, max_depth, &chars)
+        if end < 0 or end - at > max_line:
+            return None
+        count += 1
+        at = end + 1
+    # one copy: "[" + the lines, each LF a comma + "]"
+    cdef Py_ssize_t length = size - start + (1 if text[size - 1] == u"\n" else 2)
+    out = PyUnicode_New(length, <Py_UCS4>(0x10FFFF if chars > 0xFFFF else chars))
+    cdef int okind = PyUnicode_KIND(out)
+    cdef void *odata = PyUnicode_DATA(out)
+    cdef Py_ssize_t i, j = 1
+    PyUnicode_WRITE(okind, odata, 0, _LBRACKET)
+    if okind == kind:
+        memcpy(<char *>odata + kind, <const char *>data + start * kind, (length - 2) * kind)
+        for i in range(1, length - 1):
+            if PyUnicode_READ(okind, odata, i) == _LF:
+                PyUnicode_WRITE(okind, odata, i, _COMMA)
+    else:
+        for i in range(start, start + length - 2):
+            c = PyUnicode_READ(kind, data, i)
+            PyUnicode_WRITE(okind, odata, j, _COMMA if c == _LF else c)
+            j += 1
+    PyUnicode_WRITE(okind, odata, length - 1, _RBRACKET)
+    return out, count

@@ -34,6 +34,7 @@ else:
 
 column_prefixes = _twin.column_prefixes
 constant_columns = _twin.constant_columns
+dcp_join = _twin.dcp_join
 dcp_lines = _twin.dcp_lines
 dcp_rows = _twin.dcp_rows
 decode_row = _twin.decode_row

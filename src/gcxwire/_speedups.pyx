@@ -110,6 +110,7 @@ __all__ = [
     "plain_json",
     "dcp_rows",
     "dcp_lines",
+    "dcp_join",
 ]
 
 cdef object _ABSENT = ABSENT

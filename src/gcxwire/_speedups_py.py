@@ -15,8 +15,9 @@ character backslash-escaped (reference decoders drop such a backslash).
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterable, Sequence
-from itertools import repeat
+from itertools import accumulate, repeat
 from typing import Any
 
 from ._key_order import merge_key_orders
@@ -46,6 +47,7 @@ __all__ = [
     "plain_json",
     "dcp_rows",
     "dcp_lines",
+    "dcp_join",
 ]
 
 _UNESCAPED = {"t": "\t", "n": "\n"}
@@ -966,3 +968,40 @@ def dcp_lines(text: bytes, rows: int, /) -> str | None:
     if len(text) < 2 or rows < 1 or text.count(b"],[") != rows - 1:
         return None
     return text[1:-1].replace(b"],[", b"]\n[").decode()
+
+
+# A closed JSON string within a line, and what is left of a line without them: its
+# brackets, or a run of 19 digits.
+_LINE_STRING = re.compile(r'"[^"\\\n]*(?:\\[^\n][^"\\\n]*)*"')
+_NOT_LINE_BRACKETS = re.compile(r"[^\[\]{}\n]+")
+_DIGIT_RUN = re.compile(r"[0-9]{19}")
+
+
+def dcp_join(text: str, start: int, max_line: int, max_depth: int, /) -> tuple[str, int] | None:
+    """The lines of ``text`` from offset ``start`` on (one final LF ends the last)
+    as one JSON array text, and their count, when every line is one JSON array
+    orjson reads as the exact reader does; else None.
+
+    Each line starts with "[" and its brackets (outside strings) first close at
+    its last character, so the array holds exactly one item per line; None for a
+    line longer than ``max_line``, nesting deeper than ``max_depth``, with an
+    unclosed string or a run of 19 digits (an int orjson would read as a float).
+    """
+    if start >= len(text):
+        return "[]", 0
+    body = text[start:-1] if text.endswith("\n") else text[start:]
+    lines = body.split("\n")
+    if max(map(len, lines)) > max_line:
+        return None
+    bare = _LINE_STRING.sub("s", body)  # a letter: no digit run or bracket joins across it
+    if '"' in bare or _DIGIT_RUN.search(bare):
+        return None
+    for line, brackets in zip(bare.split("\n"), _NOT_LINE_BRACKETS.sub("", bare).split("\n")):
+        if brackets == "[]" and line[0] == "[" and line[-1] == "]":
+            continue  # the common row: no nesting
+        if not line or line[0] != "[" or line[-1] not in "]}":
+            return None
+        depths = list(accumulate(1 if c in "[{" else -1 for c in brackets))
+        if max(depths) > max_depth or 0 in depths[:-1] or depths[-1] != 0:
+            return None
+    return f"[{body.replace(chr(10), ',')}]", len(lines)

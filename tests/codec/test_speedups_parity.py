@@ -809,3 +809,25 @@ def test_dcp_lines_agrees(rows: list[Any]) -> None:
         got = outcome(_speedups.dcp_lines, text, count)
         assert got == outcome(_speedups_py.dcp_lines, text, count)
     assert _speedups.dcp_lines(b"[]", 0) is None
+
+
+_JOIN_LINES = st.lists(st.text(alphabet='[]{}",\\01a\n\r', max_size=8), min_size=1, max_size=4)
+
+
+@need_ext
+@settings(max_examples=60)
+@given(_JOIN_LINES, st.integers(0, 3), st.integers(1, 4), st.integers(1, 3))
+def test_dcp_join_agrees(lines: list[str], start: int, max_line: int, depth: int) -> None:
+    text = "\n".join(lines)
+    for doc in (text, text + "\u00e9", text + "\u4e00", text + "\U0001f600", "\u4e00\n" + text):
+        got = outcome(_speedups.dcp_join, doc, start, max_line, depth)
+        assert got == outcome(_speedups_py.dcp_join, doc, start, max_line, depth)
+
+
+def test_dcp_join_reads_one_array_per_line(twin: str) -> None:
+    assert _impl.dcp_join('H\n[1,"a\\\\"]\n[[2]]\n', 2, 20, 2) == ('[[1,"a\\\\"],[[2]]]', 2)
+    assert _impl.dcp_join('H\n[1,"a\\"]', 2, 20, 2) is None  # the string is not closed
+    assert _impl.dcp_join("H\n[1],[2]", 2, 20, 2) is None  # two arrays on one line
+    assert _impl.dcp_join("H\n[[[1]]]", 2, 20, 2) is None  # deeper than 2
+    assert _impl.dcp_join("H\n[1234567890123456789]", 2, 40, 2) is None  # orjson: a float
+    assert _impl.dcp_join("H\n", 2, 20, 2) == ("[]", 0)
