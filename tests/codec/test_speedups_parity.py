@@ -13,7 +13,7 @@ from typing import Any, TypeVar
 
 import orjson
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from gcxwire import _impl, _speedups_py
@@ -804,7 +804,10 @@ def test_dcp_rows_agrees(records: list[Any], absent: Any) -> None:
 @settings(max_examples=40)
 @given(st.lists(st.lists(json_values(1) | st.just("],["), max_size=3), min_size=1, max_size=4))
 def test_dcp_lines_agrees(rows: list[Any]) -> None:
-    text = orjson.dumps(rows)
+    try:
+        text = orjson.dumps(rows)
+    except TypeError:  # big ints, lone surrogates: never handed to dcp_lines
+        assume(False)
     for count in (len(rows), len(rows) + 1):
         got = outcome(_speedups.dcp_lines, text, count)
         assert got == outcome(_speedups_py.dcp_lines, text, count)
