@@ -14,7 +14,7 @@ import orjson
 
 from ._dcp_encode import MARKERS, PLACEHOLDER, STYLES
 from ._dcp_schema import DcpSchema, SchemaRegistry, split_path
-from ._impl import dcp_join
+from ._impl import dcp_join, dcp_records
 from ._values import has_long_digits, loads, long_digit_lines
 from .errors import DecodeError
 from .limits import (
@@ -267,15 +267,12 @@ def _flat_records(
         if found is None:
             return None
         rows = found
+    if paths is None:
+        return dcp_records(rows, names, dash_absent)
     if rows and (set(map(type, rows)) != {list} or set(map(len, rows)) != {len(names)}):
         return None
-    dashes = dash_absent and any(map(eq, repeat("-"), chain.from_iterable(rows)))
-    if paths is None:
-        if dashes:
-            return [{n: v for n, v in zip(names, row) if v != "-"} for row in rows]
-        return list(map(dict, map(zip, repeat(names), rows)))
-    if dashes:  # a group of absent members makes no object: the row loop decides
-        return None
+    if dash_absent and any(map(eq, repeat("-"), chain.from_iterable(rows))):
+        return None  # a group of absent members makes no object: the row loop decides
     # Dotted names: every record has the same tree, each object built from its columns
     # (a group's dict from its members', in first-seen order, as _put makes them).
     tree: dict[str, Any] = {}

@@ -285,3 +285,32 @@ def dcp_join(str text, Py_ssize_t start, Py_ssize_t max_line, Py_ssize_t max_dep
             j += 1
     PyUnicode_WRITE(okind, odata, length - 1, _RBRACKET)
     return out, count
+
+
+cdef extern from "Python.h":
+    object _new_dict "_PyDict_NewPresized"(Py_ssize_t size)
+    int _dict_set "PyDict_SetItem"(object d, object key, object value) except -1
+
+
+def dcp_records(list rows, names, bint dash, /):
+    """Each row (a list of one value per name) as a record keyed by ``names``;
+    with ``dash``, a ``"-"`` cell is absent. None when a row is no list of
+    ``len(names)`` values."""
+    cdef tuple keys = tuple(names)
+    cdef Py_ssize_t width = len(keys), j
+    cdef list out = []
+    cdef PyObject *v
+    for row in rows:
+        if type(row) is not list or len(<list>row) != width:
+            return None
+    for row in rows:
+        record = _new_dict(width)
+        for j in range(width):
+            v = _list_item(<PyObject *>row, j)
+            if dash and _type_of(v) == &_STR and _ulen(v) == 1 and (
+                PyUnicode_READ(_ukind(v), _udata(v), 0) == _MINUS
+            ):
+                continue
+            _dict_set(record, keys[j], <object>v)
+        out.append(record)
+    return out

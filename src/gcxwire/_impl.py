@@ -35,6 +35,7 @@ else:
 column_prefixes = _twin.column_prefixes
 constant_columns = _twin.constant_columns
 dcp_join = _twin.dcp_join
+dcp_records = _twin.dcp_records
 dcp_lines = _twin.dcp_lines
 dcp_rows = _twin.dcp_rows
 decode_row = _twin.decode_row

@@ -111,6 +111,7 @@ __all__ = [
     "dcp_rows",
     "dcp_lines",
     "dcp_join",
+    "dcp_records",
 ]
 
 cdef object _ABSENT = ABSENT

@@ -48,6 +48,7 @@ __all__ = [
     "dcp_rows",
     "dcp_lines",
     "dcp_join",
+    "dcp_records",
 ]
 
 _UNESCAPED = {"t": "\t", "n": "\n"}
@@ -1005,3 +1006,16 @@ def dcp_join(text: str, start: int, max_line: int, max_depth: int, /) -> tuple[s
         if max(depths) > max_depth or 0 in depths[:-1] or depths[-1] != 0:
             return None
     return f"[{body.replace(chr(10), ',')}]", len(lines)
+
+
+def dcp_records(
+    rows: list[Any], names: Sequence[str], dash: bool, /
+) -> list[dict[str, Any]] | None:
+    """Each row (a list of one value per name) as a record keyed by ``names``;
+    with ``dash``, a ``"-"`` cell is absent. None when a row is no list of
+    ``len(names)`` values."""
+    if set(map(type, rows)) - {list} or set(map(len, rows)) - {len(names)}:
+        return None
+    if dash and any("-" in row for row in rows):
+        return [{n: v for n, v in zip(names, row) if v != "-"} for row in rows]
+    return list(map(dict, map(zip, repeat(names), rows)))

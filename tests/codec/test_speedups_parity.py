@@ -834,3 +834,26 @@ def test_dcp_join_reads_one_array_per_line(twin: str) -> None:
     assert _impl.dcp_join("H\n[[[1]]]", 2, 20, 2) is None  # deeper than 2
     assert _impl.dcp_join("H\n[1234567890123456789]", 2, 40, 2) is None  # orjson: a float
     assert _impl.dcp_join("H\n", 2, 20, 2) == ("[]", 0)
+
+
+@need_ext
+@settings(max_examples=40)
+@given(
+    st.lists(
+        st.lists(json_values(1) | st.sampled_from(["-", "--", _Text("-")]), max_size=3)
+        | st.sampled_from([None, ("a", "b")]),
+        max_size=4,
+    ),
+    st.booleans(),
+)
+def test_dcp_records_agrees(rows: list[Any], dash: bool) -> None:
+    names = ("a", "b")
+    got = outcome(_speedups.dcp_records, rows, names, dash)
+    assert got == outcome(_speedups_py.dcp_records, rows, names, dash)
+
+
+def test_dcp_records_leave_out_dashes(twin: str) -> None:
+    rows: list[Any] = [["-", 1], ["x", "-"]]
+    assert _impl.dcp_records(rows, ["a", "b"], True) == [{"b": 1}, {"a": "x"}]
+    assert _impl.dcp_records(rows, ["a", "b"], False) == [{"a": "-", "b": 1}, {"a": "x", "b": "-"}]
+    assert _impl.dcp_records([[1]], ["a", "b"], False) is None
