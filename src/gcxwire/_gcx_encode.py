@@ -882,7 +882,7 @@ def _section(
     if keys is not None and _sample_keys_differ(rows, keys):
         return None  # as the writer would, without the passes before it
     children = ""
-    if below is not None and rows and nested.may_hold_lists(rows[0]):
+    if below is not None and rows and nested.may_hold_lists(rows):
         if keys is not None and any(type(r) is not dict or tuple(r) != keys for r in rows):
             return None
         found = _child_sections(rows, fields, below)

@@ -60,15 +60,34 @@ def list_paths(rows: Sequence[Any]) -> list[Path]:
             elif type(value) is dict and len(here) <= _FLAT_DEPTH:
                 walk(value, here)
 
-    for row in rows[:8]:  # a guess from the first rows; split() checks every row
+    for row in sample(rows):  # a guess from some rows; split() checks every row
         if type(row) is dict:
             walk(row, ())
     return found
 
 
-def may_hold_lists(row: Any) -> bool:
-    """Cheap gate: can this first row hold a list column at all?"""
-    return type(row) is dict and any(type(v) in (list, dict) for v in row.values())
+# Rows the guesses look at: the first ones, and as many spread over the rest
+# (Slack's Block Kit blocks hold `fields` lists in a few later rows only).
+_SAMPLE: Final = 8
+
+
+def sample(rows: Sequence[Any]) -> list[Any]:
+    """The first rows and a spread sample of the others."""
+    size = len(rows)
+    if size <= 2 * _SAMPLE:
+        return list(rows)
+    return [
+        *rows[:_SAMPLE],
+        *(rows[_SAMPLE + i * (size - _SAMPLE) // _SAMPLE] for i in range(_SAMPLE)),
+    ]
+
+
+def may_hold_lists(rows: Sequence[Any]) -> bool:
+    """Cheap gate: can these rows hold a list column at all (judged on a sample)?"""
+    return any(
+        type(row) is dict and any(type(v) in (list, dict) for v in row.values())
+        for row in sample(rows)
+    )
 
 
 def split(

@@ -262,3 +262,20 @@ def test_reference_decoder_reads_child_sections_and_grandchildren() -> None:
 )
 def test_of_paths_read_plain_and_escaped_keys(raw: str, parts: list[str | None]) -> None:
     assert _of_path(raw) == parts
+
+
+def test_lists_that_only_later_rows_hold_move_too() -> None:
+    # Slack's Block Kit: the first blocks hold no list; a few later ones (past the
+    # first eight) hold `fields`, and the items of `elements` hold `options` lists
+    # from the second item on.
+    blocks: list[dict[str, Any]] = [{"type": "section", "text": f"block {i}"} for i in range(12)]
+    options = [{"description": f"choice {j}", "value": f"value-{j}"} for j in range(4)]
+    boxes = {"type": "checkboxes", "options": options}
+    elements = [{"type": "plain_text", "text": "updated"}, boxes, boxes]
+    blocks[1] = {"type": "actions", "elements": elements}
+    fields = [{"type": "plain_text", "text": f"field {j}", "emoji": True} for j in range(4)]
+    blocks[10] = {"type": "section", "fields": fields}
+    text = roundtrip({"type": "home", "blocks": blocks}, tool="views")
+    ofs = [line.rsplit("of=", 1)[-1] for line in text.split("\n") if line.startswith("GCX1")]
+    assert ofs == ["blocks", "blocks[].elements", "blocks[].elements[].options", "blocks[].fields"]
+    reference_reads({"type": "home", "blocks": blocks})
