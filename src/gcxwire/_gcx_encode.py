@@ -33,6 +33,7 @@ from ._gcx_model import (
 from ._impl import (
     column_prefixes,
     constant_columns,
+    crlf_only,
     dict_column,
     encode_row,
     encode_table,
@@ -41,6 +42,7 @@ from ._impl import (
     key_order,
     scan_style,
     shared_keys,
+    text_marks,
     unescape,
 )
 from ._key_order import merge_key_orders
@@ -984,19 +986,23 @@ def _cell_styles(
     """The written rows in the cell styles that pay, and their marks (`json=raw`, `str=`...)."""
     marks: list[tuple[str, str]] = []
     # Each style drops a backslash (`\\` in JSON, a guard's, `\r\n`'s): text with
-    # none has nothing to drop. A one-character search is a memchr; the passes'
-    # own two-character searches scan at ~1 ns a character (65 µs on symbols-500).
+    # none has nothing to drop. A one-character search is a memchr; two-character
+    # searches scan at ~1 ns a character (65 µs on symbols-500, 600 on issues-500).
     if "\\" not in text:
         return text, marks
-    raw = _raw_json(text, header)
+    # One leaf pass says which passes can find anything. Neither pass changes what
+    # the next one looks for: json=raw rewrites only JSON cells, which start with
+    # `[` or `{` and hold no raw CR; str= only cells that read as numbers or words.
+    doubled, guarded, crlf_seen = text_marks(text)
+    raw = _raw_json(text, header) if doubled else None
     if raw is not None:  # JSON cells as JSON: `json=raw` says their backslashes are single
         text = raw
         marks.append((_JSON, "raw"))
-    unguarded = _unguarded(text, header, rows, cells, paths)
+    unguarded = _unguarded(text, header, rows, cells, paths) if guarded else None
     if unguarded is not None:  # `str=a,b`: these columns' number-like strings unguarded
         text, names_text = unguarded
         marks.append((_STR, names_text))
-    crlf = _crlf(text, header, rows, cells, paths)
+    crlf = _crlf(text, header, rows, cells, paths) if crlf_seen else None
     if crlf is not None:  # `crlf=body`: this column's line breaks are all CR LF, written \n
         text, names_text = crlf
         marks.append((_CRLF, names_text))
@@ -1013,25 +1019,10 @@ def _has_guard(text: str) -> bool:
     """Whether a cell of the text starts with a guard: ``_GUARDED.search(text)``, found faster.
 
     That regex starts with an alternation (line start or TAB), so the engine
-    tries it at every position (122 ms on a 5.7 MB issues payload). Every
-    guard holds a backslash followed by a digit, ``-``, ``e`` or ``l``: one
-    search led by that backslash finds the candidates, and each is checked
-    to stand at a cell's start.
+    tries it at every position (122 ms on a 5.7 MB issues payload); the
+    ``text_marks`` leaf looks only at backslashes.
     """
-    for match in _GUARD_TAIL.finditer(text):
-        at = match.start()
-        if text[at + 1] in "el":  # tru\e, fals\e, nul\l
-            for word in ("tru", "fals") if text[at + 1] == "e" else ("nul",):
-                start = at - len(word)
-                if start >= 0 and text.startswith(word, start):
-                    if start == 0 or text[start - 1] in "\t\n":
-                        return True
-        elif at == 0 or text[at - 1] in "\t\n":
-            return True
-    return False
-
-
-_GUARD_TAIL = re.compile(r"\\[-0-9el]")
+    return text_marks(text)[1]
 
 
 def _unguarded(
@@ -1102,8 +1093,10 @@ def _crlf(
         return None
     chosen: list[int] = []
     size = len(rows)
+    lines = text.split("\n")
+    held = _cr_cells(lines, 1 if header else 0)
     for k, path in enumerate(paths):
-        if path is None or k >= len(cells):
+        if path is None or k >= len(cells) or k not in held:
             continue
         # A spread sample first: one non-string or lone CR/LF there rules the column out.
         sample = [_at(rows[i * size // _PROBES], path) for i in range(min(size, _PROBES))]
@@ -1113,12 +1106,10 @@ def _crlf(
         if any(type(v) is not str for v in values):
             continue
         joined = " ".join(values)  # the space keeps a CR and the next cell's LF apart
-        pairs = joined.count("\r\n")
-        if pairs >= _CRLF_MIN and joined.count("\r") == pairs == joined.count("\n"):
+        if crlf_only(joined) and joined.count("\r") >= _CRLF_MIN:  # each CR is a CR LF
             chosen.append(k)
     if not chosen:
         return None
-    lines = text.split("\n")
     for i in range(1 if header else 0, len(lines)):
         if "\r" in lines[i]:
             row_cells = lines[i].split("\t")
@@ -1129,10 +1120,28 @@ def _crlf(
     return "\n".join(lines), _name_list(cells[k] for k in chosen)
 
 
+def _cr_cells(lines: list[str], start: int) -> set[int]:
+    """The cell indexes that hold a raw CR in some of the lines from ``start``.
+
+    Only a string's cell keeps its CRs raw (a JSON cell writes ``\\r``), so a
+    column whose strings hold CR LFs is among them; the others need no look at
+    their rows. A few C searches a line, not a split.
+    """
+    found: set[int] = set()
+    for i in range(start, len(lines)):
+        line = lines[i]
+        at = line.find("\r")
+        while at >= 0:
+            found.add(line.count("\t", 0, at))
+            end = line.find("\t", at)
+            at = -1 if end < 0 else line.find("\r", end)
+    return found
+
+
 def _crlf_only(text: str) -> bool:
-    # Whether every CR in the text starts a CR LF and every LF ends one.
-    pairs = text.count("\r\n")
-    return text.count("\r") == pairs == text.count("\n")
+    # Whether every CR in the text starts a CR LF and every LF ends one (a leaf:
+    # str.count("\r\n") scans at ~1 ns a character).
+    return crlf_only(text)
 
 
 # `json=raw` costs its header token; it is written when it drops this many backslashes.

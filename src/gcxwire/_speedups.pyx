@@ -112,6 +112,8 @@ __all__ = [
     "dcp_lines",
     "dcp_join",
     "dcp_records",
+    "text_marks",
+    "crlf_only",
 ]
 
 cdef object _ABSENT = ABSENT

@@ -49,6 +49,8 @@ __all__ = [
     "dcp_lines",
     "dcp_join",
     "dcp_records",
+    "text_marks",
+    "crlf_only",
 ]
 
 _UNESCAPED = {"t": "\t", "n": "\n"}
@@ -1019,3 +1021,46 @@ def dcp_records(
     if dash and any("-" in row for row in rows):
         return [{n: v for n, v in zip(names, row) if v != "-"} for row in rows]
     return list(map(dict, map(zip, repeat(names), rows)))
+
+
+_NOT_TEXT = "Argument 'text' has incorrect type (expected str, got {})"
+_GUARD_TAIL = re.compile(r"\\[-0-9el]")
+
+
+def _guarded(text: str) -> bool:
+    # Whether a cell (at the start or after a TAB or LF) starts with a guard.
+    # Every guard holds a backslash followed by a digit, `-`, `e` or `l`: one
+    # search led by that backslash finds the candidates, each checked to stand
+    # at a cell's start.
+    for match in _GUARD_TAIL.finditer(text):
+        at = match.start()
+        if text[at + 1] in "el":  # tru\e, fals\e, nul\l
+            for word in ("tru", "fals") if text[at + 1] == "e" else ("nul",):
+                start = at - len(word)
+                if start >= 0 and text.startswith(word, start):
+                    if start == 0 or text[start - 1] in "\t\n":
+                        return True
+        elif at == 0 or text[at - 1] in "\t\n":
+            return True
+    return False
+
+
+def text_marks(text: str, /) -> tuple[bool, bool, bool]:
+    """What written rows hold for the cell-style passes: ``(doubled, guarded, crlf)``.
+
+    ``doubled``: two backslashes in a row; ``guarded``: a cell (at the text's
+    start or after a TAB or LF) starts with a guard, ``\\`` then a digit or
+    ``-``, or ``tru\\e``, ``fals\\e``, ``nul\\l``; ``crlf``: a CR followed by
+    ``\\n``. Each marker holds a backslash: one search for those finds all three.
+    """
+    if not isinstance(text, str):
+        raise TypeError(_NOT_TEXT.format(type(text).__name__))
+    return "\\\\" in text, _guarded(text), "\r\\n" in text
+
+
+def crlf_only(text: str, /) -> bool:
+    """Whether every CR in ``text`` starts a CR LF and every LF ends one."""
+    if not isinstance(text, str):
+        raise TypeError(_NOT_TEXT.format(type(text).__name__))
+    pairs = text.count("\r\n")
+    return text.count("\r") == pairs == text.count("\n")

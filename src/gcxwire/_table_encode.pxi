@@ -542,3 +542,125 @@ def scan_style(rows, fields, /):
     # A column named "" is never a float column: `float=` cannot name it.
     floats = frozenset([k for k, n in integral.items() if n >= 3 and k and k not in has_int])
     return nulls > absent + 3, floats
+
+
+# ------------------------------------------------ what the cell-style passes look for
+
+
+cdef inline bint _cell_start(const void *data, int kind, Py_ssize_t i):
+    # Whether a cell starts at i: the text's start, or after a TAB or LF.
+    cdef Py_UCS4 c
+    if i == 0:
+        return True
+    c = PyUnicode_READ(kind, data, i - 1)
+    return c == _TAB or c == _LF
+
+
+cdef inline bint _word_before(const void *data, int kind, Py_ssize_t at, str word):
+    # Whether `word` (ASCII) ends right before index at and starts a cell.
+    cdef Py_ssize_t n = len(word), j
+    if at < n:
+        return False
+    for j in range(n):
+        if PyUnicode_READ(kind, data, at - n + j) != <Py_UCS4>ord(word[j]):
+            return False
+    return _cell_start(data, kind, at - n)
+
+
+cdef str _text_arg(object text):
+    # The str a text leaf reads (a subclass as its text); the pure twin's TypeError otherwise.
+    if type(text) is str:
+        return <str>text
+    if isinstance(text, str):
+        return str.__str__(text)
+    raise TypeError(f"Argument 'text' has incorrect type (expected str, got {type(text).__name__})")
+
+
+def text_marks(text, /):
+    """What written rows hold for the cell-style passes: ``(doubled, guarded, crlf)``.
+
+    ``doubled``: two backslashes in a row; ``guarded``: a cell (at the text's
+    start or after a TAB or LF) starts with a guard, ``\\`` then a digit or
+    ``-``, or ``tru\\e``, ``fals\\e``, ``nul\\l``; ``crlf``: a CR followed by
+    ``\\n``. Each marker holds a backslash: one search for those finds all three.
+    """
+    return _text_marks(_text_arg(text))
+
+
+cdef tuple _text_marks(str text):
+    cdef Py_ssize_t n = len(text), i = 0
+    cdef int kind = PyUnicode_KIND(text)
+    cdef const void *data = PyUnicode_DATA(text)
+    cdef const Py_UCS1 *p
+    cdef const Py_UCS1 *hit
+    cdef Py_UCS4 c, nxt
+    cdef bint doubled = False, guarded = False, crlf = False
+    while i < n and not (doubled and guarded and crlf):
+        if kind == PyUnicode_1BYTE_KIND:
+            p = <const Py_UCS1 *>data
+            hit = <const Py_UCS1 *>memchr(p + i, _BACKSLASH, n - i)
+            if hit == NULL:
+                break
+            i = hit - p
+        else:
+            c = PyUnicode_READ(kind, data, i)
+            if c != _BACKSLASH:
+                i += 1
+                continue
+        nxt = PyUnicode_READ(kind, data, i + 1) if i + 1 < n else 0
+        if nxt == _BACKSLASH:
+            doubled = True
+            i += 2  # the pair is one escaped backslash: neither starts a guard
+            continue
+        if nxt == _LOWER_N and i and PyUnicode_READ(kind, data, i - 1) == _CR:
+            crlf = True
+        elif nxt == _MINUS or _ZERO <= nxt <= _NINE:
+            guarded = guarded or _cell_start(data, kind, i)
+        elif nxt == _LOWER_E:
+            guarded = guarded or _word_before(data, kind, i, u"tru") or _word_before(
+                data, kind, i, u"fals"
+            )
+        elif nxt == _LOWER_L:
+            guarded = guarded or _word_before(data, kind, i, u"nul")
+        i += 1
+    return doubled, guarded, crlf
+
+
+def crlf_only(text, /):
+    """Whether every CR in ``text`` starts a CR LF and every LF ends one."""
+    return _crlf_only(_text_arg(text))
+
+
+cdef bint _crlf_only(str text) except -1:
+    cdef Py_ssize_t n = len(text), i, crs = 0, lfs = 0
+    cdef int kind = PyUnicode_KIND(text)
+    cdef const void *data = PyUnicode_DATA(text)
+    cdef const Py_UCS1 *p = <const Py_UCS1 *>data
+    cdef const Py_UCS1 *hit
+    cdef Py_UCS4 c
+    if kind == PyUnicode_1BYTE_KIND:
+        i = 0
+        while i < n:  # each CR must come before an LF ...
+            hit = <const Py_UCS1 *>memchr(p + i, _CR, n - i)
+            if hit == NULL:
+                break
+            i = hit - p + 1
+            if i == n or p[i] != _LF:
+                return False
+            crs += 1
+        i = 0
+        while i < n:  # ... and no LF may be left over
+            hit = <const Py_UCS1 *>memchr(p + i, _LF, n - i)
+            if hit == NULL:
+                break
+            i = hit - p + 1
+            lfs += 1
+        return crs == lfs
+    for i in range(n):
+        c = PyUnicode_READ(kind, data, i)
+        if c == _CR:
+            if i + 1 == n or PyUnicode_READ(kind, data, i + 1) != _LF:
+                return False
+        elif c == _LF and (i == 0 or PyUnicode_READ(kind, data, i - 1) != _CR):
+            return False
+    return True

@@ -1,10 +1,11 @@
-"""The `str=` pass's quick scan for guarded cells agrees with its regex."""
+"""The cell-style passes' quick scans (guards, doubled backslashes, CR LF) agree."""
 
 from __future__ import annotations
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from gcxwire import _gcx_encode as enc
 from gcxwire._gcx_encode import _GUARDED, _has_guard
 
 # Texts of the characters that make or break a guard at a cell's start.
@@ -35,3 +36,27 @@ _TEXTS = st.lists(
 @given(_TEXTS)
 def test_has_guard_is_the_regex(text: str) -> None:
     assert _has_guard(text) == (_GUARDED.search(text) is not None)
+
+
+# Text around the three markers, in each string width (1-byte, 2-byte, 4-byte).
+_MARKED = st.lists(
+    st.sampled_from(["\t", "\n", "\r", "\\", "\\\\", "n", "tru", "fals", "nul", "e", "l", "5", "-",
+                     "x", "\xe9", "\u0100", "\U0001f600"]),
+    max_size=14,
+).map("".join)  # fmt: skip
+
+
+@settings(max_examples=100, deadline=None)
+@given(_MARKED)
+def test_text_marks_are_the_three_searches(text: str) -> None:
+    doubled, guarded, crlf = enc.text_marks(text)
+    assert doubled == ("\\\\" in text)
+    assert guarded == (_GUARDED.search(text) is not None)
+    assert crlf == ("\r\\n" in text)
+
+
+@settings(max_examples=100, deadline=None)
+@given(_MARKED)
+def test_crlf_only_is_every_cr_before_an_lf(text: str) -> None:
+    bare = text.replace("\r\n", "")
+    assert enc.crlf_only(text) == ("\r" not in bare and "\n" not in bare)
