@@ -1414,16 +1414,16 @@ def _write_object(
     if not any(isinstance(s, tuple) for s in segments):
         keys = list(obj)
         if keys and all(_field_text(k) is not None for k in keys):
-            record, derived = _derive_record(obj, keys)
-            fields, names, spread_pair = keys, None, []
+            record, fields, names, spread_pair = obj, keys, None, []
             leaves: list[Path] = [(k,) for k in keys]
-            spread = _spread_plan(record, leaves) if dict in map(type, obj.values()) else None
+            spread = _spread_plan(obj, leaves) if dict in map(type, obj.values()) else None
             # Member objects in groups, one column per member path; a brace in any name
             # keeps the plain list (_grouped_names says None).
             if spread is not None and (names := _grouped_names(*spread, {})) is not None:
                 fields, leaves = spread
-                record = _by_path(record, fields, leaves)
+                record = _by_path(obj, fields, leaves)
                 spread_pair = [(_FLAT, "{}")]
+            record, derived = _derive_record(record, fields)  # `_links.self={url}` too
             style = _style([record], fields)
             try:
                 row = encode_row(record, fields, *style)
@@ -1480,6 +1480,7 @@ def _write_object(
             record = _by_path(obj, keys, seg_paths)
         else:
             record = dict(zip(keys, (v for _, v in seg), strict=True))
+        record, derived = _derive_record(record, keys)
         style = _style([record], keys)
         try:
             line = encode_row(record, keys, *style) + "\n"
@@ -1491,7 +1492,7 @@ def _write_object(
             pairs.append((_FLAT, "{}"))
         elif groups:
             pairs.append((_FLAT, _name_list(groups)))
-        sections.append((keys, [*pairs, (_IS, "object")], [line], {}, names))
+        sections.append((keys, [*pairs, *derived, (_IS, "object")], [line], {}, names))
         last_table = None
     for fields, pairs, body, constants, names in sections:
         out.append(_header_line(tool_text, fields, pairs, constants, names))

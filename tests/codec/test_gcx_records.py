@@ -180,3 +180,15 @@ def test_errors_inside_a_spread_member_name_its_path() -> None:
     with pytest.raises(EncodeValueError) as caught:
         gcx.encode({"n": 1, "owner": {"site": {"rank": float("nan")}}}, tool="t")
     assert caught.value.path == "$.owner.site.rank"
+
+
+def test_a_spread_member_equal_to_another_is_derived_once() -> None:
+    url = "https://api.github.com/repos/octo-org/hello/contents/notes/today.txt?ref=main"
+    links = {"self": url, "html": "h"}
+    value = {"content": {"name": "today.txt", "url": url, "type": "file", "_links": links}}
+    text = roundtrip(value)
+    assert text.split("\n") == [
+        "GCX1 tool=t fields=content{name,url,type,_links{self,html}} flat={}"
+        " template=content.url={content._links.self} is=object",
+        f"today.txt\t\tfile\t{url}\th",
+    ]
