@@ -13,7 +13,7 @@ from gcxwire.proxy import codecs
 from gcxwire.proxy import interceptor as interceptor_module
 from gcxwire.proxy.cli import build_interceptor
 from gcxwire.proxy.codecs import DcpCodec
-from gcxwire.proxy.interceptor import ResponseInterceptor
+from gcxwire.proxy.interceptor import Encoding, ResponseInterceptor, _clear_winner
 from gcxwire.proxy.lifecycle import SchemaVersion
 from gcxwire.proxy.options import parse_options
 from gcxwire.proxy.stats import ProxyStats
@@ -79,12 +79,29 @@ def test_a_remembered_verdict_sends_what_a_race_sends(monkeypatch: pytest.Monkey
     assert got == [sent(racing, value) for value in values]
 
 
-def test_a_close_race_is_run_for_every_result() -> None:
+def test_a_close_race_is_not_remembered() -> None:
+    best = Encoding("a", "gcx", 100)
+    assert not _clear_winner(best, [best, Encoding("b", "json", 105)])
+    assert not _clear_winner(best, [best, Encoding("b", "json", 120, spread=3.0)])
+    assert _clear_winner(best, [best, Encoding("b", "json", 120)])
+    assert not _clear_winner(best, [best])  # nothing beaten
+
+
+def test_one_short_row_goes_out_as_compact_json_with_no_race() -> None:
     ic, dcp = counted()
-    for call in range(6):  # one row: compact JSON wins by a token or so
-        new = ic.rewrite_tool_result("t", result(rows(1, call)))
-        assert new is not None and gcxwire.decode(new["content"][-1]["text"]) == rows(1, call)
-    assert dcp.written == 6
+    for call in range(3):
+        text = sent(ic, rows(1, call))
+        assert text == json.dumps(rows(1, call), separators=(",", ":"))
+    assert dcp.written == 0
+
+
+def test_several_short_rows_still_race() -> None:
+    ic, dcp = counted()
+    assert len(json.dumps(rows(4, 0), separators=(",", ":"))) < 200
+    for call in range(3):
+        sent(ic, rows(4, 4 * call))
+    # A race each: GCX1 wins only by its hint, which hands the result to compact JSON.
+    assert dcp.written == 3
 
 
 def test_a_remembered_verdict_races_again_now_and_then() -> None:
