@@ -26,8 +26,8 @@ from ._gcx_model import (
     _TEMPLATE,
     Header,
 )
-from ._impl import decode_row, decode_rows, nest_rows, parse_cell, unescape
-from ._values import ABSENT, NUMBER, int_to_str
+from ._impl import add_templates, decode_row, decode_rows, nest_rows, parse_cell, unescape
+from ._values import ABSENT, NUMBER
 from .errors import DecodeError, UnsupportedVersionError
 from .limits import (
     DEFAULT_LIMITS,
@@ -253,21 +253,6 @@ def _brace(text: str, start: int) -> int:
             return i
         i += 1
     return -1
-
-
-def _add_templates(rows: list[dict[str, Any]], templates: tuple[tuple[str, ...], ...]) -> None:
-    # A blank (absent) cell of a derived column is its template around the source's text.
-    for row in rows:
-        for name, source, before, after in templates:
-            if name not in row:
-                value = row.get(source)
-                if type(value) is str:
-                    row[name] = before + value + after
-                elif type(value) is int:
-                    row[name] = before + int_to_str(value) + after
-                else:
-                    msg = f"Column {name!r} is derived from {source!r}, which holds no text here"
-                    raise DecodeError(msg, "", 0)
 
 
 # A `str=` column's cell that typed reading would not take as a string, and its guarded form.
@@ -563,7 +548,7 @@ class _Lines:
             if self.typed and header.prefixes:
                 _add_prefixes([row], header.prefixes)
             if self.typed and header.templates:
-                _add_templates([row], header.templates)
+                add_templates([row], header.templates)
             if self.nest is None:
                 return row
             row = _nest(row, self.nest)
@@ -646,7 +631,7 @@ def _section_rows(
         if state.typed and header.prefixes:
             _add_prefixes(found, header.prefixes)
         if state.typed and header.templates:
-            _add_templates(found, header.templates)
+            add_templates(found, header.templates)
         if state.nest is not None:
             found = nest_rows(found, state.nest)
             if header.missing:

@@ -48,6 +48,7 @@ format_cell = _twin.format_cell
 key_order = _twin.key_order
 nest_rows = _twin.nest_rows
 attach_items = _twin.attach_items
+add_templates = _twin.add_templates
 parse_cell = _twin.parse_cell
 plain_json = _twin.plain_json
 text_marks = _twin.text_marks
@@ -112,6 +113,7 @@ __all__ = [
     "shared_keys",
     "nest_rows",
     "attach_items",
+    "add_templates",
     "encode_table",
     "dict_column",
     "constant_columns",

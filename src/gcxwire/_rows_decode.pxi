@@ -152,24 +152,29 @@ def nest_rows(rows, plan, /):
     Raises DecodeError (no position) when a field's value stands where a group goes.
     """
     cdef list out = []
-    cdef list steps = [(name, tuple(chain), key) for name, chain, key in plan]
+    cdef list steps = []
     cdef dict nested, target, flat
     cdef tuple step, chain
+    cdef object before = None
+    for name, chain_, key in plan:
+        chain = tuple(chain_)
+        # The members of one group follow one another: its chain is walked once a row.
+        steps.append((name, chain, key, len(chain) > 0 and chain == before))
+        before = chain
     for row in rows:
         flat = <dict?>row
-        nested = {}
+        nested = target = {}
         for step in steps:
-            name = step[0]
-            chain = <tuple>step[1]
-            target = nested
-            for part in chain:
-                inner = target.get(part)
-                if inner is None:
-                    inner = target[part] = {}
-                elif type(inner) is not dict:
-                    raise DecodeError(f"Field {name!r} collides with member {part!r}")
-                target = <dict>inner
-            value = flat.get(name, _ABSENT)
+            if step[3] is False:
+                target = nested
+                for part in <tuple>step[1]:
+                    inner = target.get(part)
+                    if inner is None:
+                        inner = target[part] = {}
+                    elif type(inner) is not dict:
+                        raise DecodeError(f"Field {step[0]!r} collides with member {part!r}")
+                    target = <dict>inner
+            value = flat.get(step[0], _ABSENT)
             if value is not _ABSENT:
                 target[step[2]] = value
         out.append(nested)
@@ -249,3 +254,32 @@ def attach_items(parents, items, path, link, /):
                 rows[i] = renamed
     finally:
         PyMem_Free(links)
+
+
+def add_templates(rows, templates, /):
+    """Fill in each row's derived cells: a member ``name`` the row lacks becomes
+    ``before + text + after``, ``text`` the string (or int) of member ``source``.
+
+    ``templates`` holds (name, source, before, after). Raises DecodeError (no
+    position) when the source holds neither.
+    """
+    cdef list plan = [(n, s, b, a) for n, s, b, a in templates]
+    cdef dict row
+    cdef tuple step
+    cdef object value, text
+    cdef int overflow
+    for item in rows:
+        row = <dict?>item
+        for step in plan:
+            if step[0] in row:
+                continue
+            value = row.get(step[1])
+            if type(value) is str:
+                row[step[0]] = step[2] + value + step[3]
+            elif type(value) is int:
+                _as_long_long(<PyObject *>value, &overflow)  # past 64 bits: the digit limit
+                text = str(value) if not overflow else int_to_str(value)
+                row[step[0]] = step[2] + text + step[3]
+            else:
+                msg = f"Column {step[0]!r} is derived from {step[1]!r}, which holds no text here"
+                raise DecodeError(msg)

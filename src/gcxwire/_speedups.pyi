@@ -34,6 +34,9 @@ def nest_rows(
 def attach_items(
     parents: Iterable[Any], items: Iterable[dict[str, Any]], path: Sequence[str], link: str, /
 ) -> None: ...
+def add_templates(
+    rows: Iterable[dict[str, Any]], templates: Iterable[tuple[str, str, str, str]], /
+) -> None: ...
 def encode_table(
     rows: Iterable[dict[str, Any]],
     fields: Sequence[str],

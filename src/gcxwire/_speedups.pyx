@@ -21,7 +21,8 @@ code lives in the included parts, one job each:
   _columns.pxi       a table's column paths compiled for reading rows, and
                      the per-column helpers (shared_keys, constant_columns, ...)
   _table_encode.pxi  whole tables: style counts, encode_table, scan_style
-  _rows_decode.pxi   whole sections: decode_rows, nest_rows, attach_items
+  _rows_decode.pxi   whole sections: decode_rows, nest_rows, attach_items,
+                     add_templates
   _dcp_rows.pxi      DCP: a batch's positional rows and their lines
 """
 
@@ -102,6 +103,7 @@ __all__ = [
     "shared_keys",
     "nest_rows",
     "attach_items",
+    "add_templates",
     "encode_table",
     "dict_column",
     "constant_columns",

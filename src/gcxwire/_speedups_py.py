@@ -39,6 +39,7 @@ __all__ = [
     "shared_keys",
     "nest_rows",
     "attach_items",
+    "add_templates",
     "encode_table",
     "dict_column",
     "constant_columns",
@@ -516,6 +517,31 @@ def attach_items(
             outer[route[-1]] = renamed
         else:
             rows[i] = renamed
+
+
+def add_templates(
+    rows: Iterable[dict[str, Any]], templates: Iterable[tuple[str, str, str, str]], /
+) -> None:
+    """Fill in each row's derived cells: a member ``name`` the row lacks becomes
+    ``before + text + after``, ``text`` the string (or int) of member ``source``.
+
+    ``templates`` holds (name, source, before, after). Raises DecodeError (no
+    position) when the source holds neither.
+    """
+    plan = list(templates)
+    for row in rows:
+        if not isinstance(row, dict):
+            raise TypeError(f"Expected dict, got {type(row).__name__}")
+        for name, source, before, after in plan:
+            if name not in row:
+                value = row.get(source)
+                if type(value) is str:
+                    row[name] = before + value + after
+                elif type(value) is int:
+                    row[name] = before + int_to_str(value) + after
+                else:
+                    msg = f"Column {name!r} is derived from {source!r}, which holds no text here"
+                    raise DecodeError(msg)
 
 
 def _gather(row: dict[str, Any], paths: Sequence[tuple[Any, ...] | None], i: int) -> list[Any]:

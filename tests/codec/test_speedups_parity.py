@@ -101,6 +101,9 @@ BAD_CALLS = [
     ("nest_rows", ([{"a": 1, "a.b": 2}], [("a", (), "a"), ("a.b", ("a",), "b")])),
     ("nest_rows", ([{"a": 1}, [1]], [("a", (), "a")])),
     ("attach_items", ([{"b[]": 1}], [[0]], ("b",), "[]")),
+    ("add_templates", ([{"s": 1.5}], [("d", "s", "<", ">")])),
+    ("add_templates", ([{"s": "x"}, {}], [("d", "s", "<", ">")])),
+    ("add_templates", ([{"s": "x"}, [1]], [("d", "s", "<", ">")])),
     ("attach_items", ([{"b[]": 1}], [{"[]": 1}], ("b",), "[]")),
     ("attach_items", ([{"b[]": 1}], [{"[]": True}], ("b",), "[]")),
     ("attach_items", ([{"b[]": 2}], [{"[]": 0}], ("b",), "[]")),
@@ -529,6 +532,28 @@ def test_attach_items_renames_the_count_at_its_place(twin: str) -> None:
     nested: list[Any] = [{"o": {"b[]": 1, "z": 0}, "y": 1}]
     module.attach_items(nested, [{"[]": 0}], ("o", "b"), "[]")
     assert nested == [{"o": {"b": [{}], "z": 0}, "y": 1}] and list(nested[0]["o"]) == ["b", "z"]
+
+
+TEMPLATE_VALUES = st.one_of(
+    st.sampled_from([None, True, 1.5, 0, -7, 2**63, -(2**64) - 1, "", "x", "é😀"]), TEXT
+)
+TEMPLATES = st.lists(
+    st.tuples(st.sampled_from(["d", "e", "s"]), st.sampled_from(["s", "t"]), TEXT, TEXT),
+    max_size=3,
+)
+
+
+@need_ext
+@given(
+    st.lists(st.dictionaries(st.sampled_from(["s", "t", "d"]), TEMPLATE_VALUES), max_size=4),
+    TEMPLATES,
+)
+def test_add_templates_agrees(rows: list[dict[str, Any]], templates: Any) -> None:
+    results = []
+    for twin in (_speedups, _speedups_py):
+        mine = copy.deepcopy(rows)
+        results.append((outcome(twin.add_templates, mine, templates), repr(mine)))
+    assert results[0] == results[1]
 
 
 # Section bodies: rows, comments, blanks, CRLF, headers, long, bracket-heavy and
