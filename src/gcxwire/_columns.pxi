@@ -387,10 +387,11 @@ def column_prefixes(rows, paths, least, /):
     All columns are read in one pass over the rows.
     """
     cdef list ps = list(paths)
-    cdef Py_ssize_t nc = len(ps), floor = least, c, s, m, i = 0, alive = nc
+    cdef Py_ssize_t nc = len(ps), floor = least, c, s, m, i = 0, alive = nc, r, read = nc
     cdef list first = [None] * nc, low = [None] * nc  # owned: a row may go away meanwhile
-    cdef Py_ssize_t *n = <Py_ssize_t *>PyMem_Malloc((2 * nc + 1) * sizeof(Py_ssize_t))
+    cdef Py_ssize_t *n = <Py_ssize_t *>PyMem_Malloc((3 * nc + 1) * sizeof(Py_ssize_t))
     cdef Py_ssize_t *count = n + nc
+    cdef Py_ssize_t *col_of = n + 2 * nc  # per column read: the column it is
     cdef char *dead = <char *>PyMem_Malloc(nc + 1)
     cdef PyObject *v
     cdef _Columns cols
@@ -402,18 +403,31 @@ def column_prefixes(rows, paths, least, /):
         cols.exact = True
         for c in range(nc):
             n[c] = count[c] = 0
+            col_of[c] = c
             dead[c] = cols.col_slot[c] < 0
             alive -= dead[c]
         for row in rows:
             if alive == 0:
                 break
+            if 2 * alive <= read:
+                # Half the columns read are settled (most die in the first rows, and a
+                # column of ints stays open to the end): read only the others from now.
+                read = 0
+                for c in range(nc):
+                    if not dead[c]:
+                        col_of[read] = c
+                        read += 1
+                cols = _Columns.__new__(_Columns)
+                cols.build([ps[col_of[r]] for r in range(read)])
+                cols.exact = True
             cols.gather(row, i)
             i += 1
             try:
-                for c in range(nc):
+                for r in range(read):
+                    c = col_of[r]
                     if dead[c]:
                         continue
-                    v = cols.slots[cols.col_slot[c]]
+                    v = cols.slots[cols.col_slot[r]]
                     if v == NULL:
                         continue
                     if _type_of(v) == &_STR:

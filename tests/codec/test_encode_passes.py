@@ -8,6 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gcxwire import _gcx_encode as enc
+from gcxwire import _speedups_py
 from gcxwire._values import ABSENT
 
 _CELL = st.one_of(
@@ -114,3 +115,25 @@ def test_rows_of_other_keys_leave_the_uniform_path_before_its_passes(
     monkeypatch.setattr(enc, "_prefixes", never)
     monkeypatch.setattr(enc, "_templates", never)
     assert enc._uniform_table(rows, "t") is None
+
+
+def test_column_prefixes_read_on_as_columns_settle() -> None:
+    # Most columns settle in the first rows (no shared prefix left) while an int
+    # column stays open: the leaf then reads fewer columns, with the same result.
+    rows: list[dict[str, Any]] = []
+    for i in range(40):
+        row: dict[str, Any] = {
+            "a": f"x{i}/y",  # no prefix after row 1
+            "b": i,  # ints to the end, then strings
+            "c": f"https://host.example/{i % 3}",  # one shared prefix
+            "d": {"e": f"q{i}", "f": "https://host.example/u/v"},
+            "g": [i] if i == 30 else "kept-prefix/for/ever/and/ever",  # dies at row 30
+        }
+        if i >= 35:
+            row["b"] = f"https://late.example/{i}"
+        rows.append(row)
+    paths = [("a",), ("b",), ("c",), ("d", "e"), ("d", "f"), ("g",), None]
+    for least in (0, 3, 12):
+        assert enc.column_prefixes(rows, paths, least) == _speedups_py.column_prefixes(
+            rows, paths, least
+        )
