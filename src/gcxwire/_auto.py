@@ -24,6 +24,7 @@ from ._auto_sample import (
     json_rows,
     paired_difference,
     spread_of_total,
+    spreads,
     strata,
 )
 from ._gcx_encode import lines_fit_go
@@ -94,25 +95,24 @@ def encode(
 
 # How auto avoids counting every token of every candidate (tokenizing costs
 # about 100 ns a character, 30-100 times what writing GCX1 costs):
+# - a long list of objects is estimated from the same sampled rows in every
+#   format (_auto_sample: each row an exact unit of each text), so two formats
+#   are compared by the spread of their paired differences, far smaller than
+#   either one's own; when 16 rows cannot decide, 64, then 256... are sampled
+#   (up to just under half of the rows) before any whole text is counted;
 # - any other long text is estimated from windows of it (tokens.estimate);
-# - a long list written one line per row (GCX1's and DCP's tables) is
-#   estimated from the same sampled rows in each format, so two formats are
-#   compared by the spread of their per-row differences, which is far smaller
-#   than either one's own; when 32 rows cannot decide, 128, then 512... are
-#   sampled (while under half of the rows) before any whole text is counted;
 # - a candidate is left out on its estimate only when it is more than _MARGIN
-#   above the best plus _SPREADS standard errors of the difference; every
-#   other one is counted exactly, so a choice closer than _MARGIN is always
-#   the true minimum.
+#   above the best plus the errors Student's t asks for at the sample's size
+#   (4 where the spread is well measured, 5.5 on 16 rows); every other one is
+#   counted exactly, where the texts differ, so a choice closer than _MARGIN is
+#   always the true minimum.
 _MARGIN = 0.01
-_SPREADS = 4.0
-# A pick other than JSON whose estimate is within this much of JSON's is counted
-# exactly against it: a sample of irregular rows once put GCX1 3.6 % above JSON
-# while its estimate said 1 % + 4 errors below. "Never above JSON" is the promise.
+# A pick other than JSON, compared with it on window estimates only (not on
+# paired rows), whose estimate is within this much of JSON's is counted exactly
+# against it: "never above JSON" is the promise.
 _VERIFY = 0.25
-_SAMPLE_ROWS = 32
+_SAMPLE_ROWS = 16
 _GROWTH = 4  # how much bigger the next sample is, when one has not decided
-_SAMPLE_FIT = 0.10  # how far the sampled rows' length may miss the text's
 _ORDER = ("json", "gcx", "dcp")  # the tie-break: JSON first
 _spread_of_total = spread_of_total  # the proxy's DCP-against-GCX1 sample uses it too
 
@@ -228,10 +228,13 @@ class _Auto:
         """Whether ``name``'s estimate is above ``best``'s by more than its error can explain."""
         (count, spread), (least, least_spread) = self.estimates[name], self.estimates[best]
         if self.paired(name, best):  # the same rows
-            above, error = paired_difference(self.sampled[name], self.sampled[best])
-        else:
+            sample = self.sampled[name]
+            above, error = paired_difference(sample, self.sampled[best])
+            times = spreads(len(sample.units))
+        else:  # spreads of 16 windows, or of a row sample against them
             above, error = count - least, (spread**2 + least_spread**2) ** 0.5
-        return above > _MARGIN * least + _SPREADS * error
+            times = spreads(tokens._WINDOWS)
+        return above > _MARGIN * least + times * error
 
     def near_json(self, name: str) -> bool:
         """Whether ``name``'s estimate leaves JSON's within _VERIFY of it."""
@@ -254,9 +257,10 @@ class _Auto:
                 # fraction of counting whole texts (while under half of the rows).
                 # Only the candidates still in the race are sampled again.
                 grows = isinstance(self.value, list)
-                if grows and size * _GROWTH * 2 < len(self.value):
+                larger = min(size * _GROWTH, len(self.value) // 2 - 1)
+                if grows and larger > size:
                     self.ruled_out.update(name for name in order if name not in close)
-                    size *= _GROWTH
+                    size = larger
                     fits = self.estimate(size, close)
                     continue
             if len(close) > 1:

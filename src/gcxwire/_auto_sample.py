@@ -35,11 +35,26 @@ __all__ = [
     "json_rows",
     "paired_difference",
     "spread_of_total",
+    "spreads",
     "strata",
 ]
 
 _FIT = 0.10  # how far the sampled units' length, scaled to the table, may miss the whole
 _FLOOR = 0.5  # tokens: the least per-row spread a sample is taken to have
+
+
+# How many standard errors a difference must clear, by the number of sampled
+# rows (or windows) its spread was measured on: Student's t at the tail the
+# normal has at 4 (3.2e-5, one-sided), for size - 1 degrees of freedom. A
+# spread measured on 16 rows is itself uncertain: 4 of them would be cleared
+# by chance 18 times as often.
+_T_SPREADS = {8: 8.47, 16: 5.48, 32: 4.62, 64: 4.29, 128: 4.14, 256: 4.07, 512: 4.03}
+
+
+def spreads(size: int) -> float:
+    """The errors a difference measured on ``size`` rows must clear to decide."""
+    below = [t for at, t in _T_SPREADS.items() if at <= size]
+    return below[-1] if below else _T_SPREADS[8]
 
 
 def strata(rows: int, size: int) -> list[int]:
@@ -123,10 +138,11 @@ def paired_difference(a: RowSample, b: RowSample) -> tuple[float, float]:
 
 
 def _fits(sizes: Sequence[int], rows: int, total: int) -> bool:
-    """Whether the sampled units, scaled to the table, come near its length:
-    rows the sample missed that are far bigger (or smaller) than it are not
-    estimated from it."""
-    return abs(rows * sum(sizes) / len(sizes) - total) <= _FIT * total
+    """Whether the sampled units, scaled to the table, come near its length
+    (within _FIT, or four of that scaling's own errors where rows vary more):
+    rows the sample missed that are far bigger than it are not estimated from it."""
+    miss = abs(rows * sum(sizes) / len(sizes) - total)
+    return miss <= max(_FIT * total, 4 * spread_of_total(sizes, rows))
 
 
 def json_rows(value: list[Any], text: str, picked: Sequence[int]) -> RowSample | None:
