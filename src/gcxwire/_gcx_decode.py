@@ -133,6 +133,8 @@ def _ungroup(listed: str, doc: str, pos: int) -> tuple[list[str], list[str]]:
     groups: list[str] = []
     chain: list[str] = []
     for part in listed.split(","):
+        if chain:  # a qualified piece (`assignee.name}` in `assignee{…}`): its groups dropped
+            part = _unqualified(part, chain)
         while "{" in part:
             name, _, part = part.partition("{")
             chain.append(name)
@@ -146,6 +148,17 @@ def _ungroup(listed: str, doc: str, pos: int) -> tuple[list[str], list[str]]:
     if chain:
         raise DecodeError.at(f"Group {chain[-1]!r} in the field list is not closed", doc, pos)
     return dotted, groups
+
+
+def _unqualified(part: str, chain: list[str]) -> str:
+    # A piece that starts with its innermost groups' names, each and a dot, the
+    # most that match: those names dropped. Writers qualify a name that would
+    # read like an earlier piece; no plain name inside a group reads so.
+    for k in range(len(chain), 0, -1):
+        qualifier = ".".join(chain[-k:]) + "."
+        if part.startswith(qualifier):
+            return part[len(qualifier) :]
+    return part
 
 
 def _missing_groups(

@@ -1243,34 +1243,80 @@ def _by_keys(exc: EncodeError, cells: Sequence[str], paths: Sequence[Path | None
 def _grouped_names(
     fields: Sequence[str], paths: Sequence[Path], constants: dict[str, str]
 ) -> str | None:
-    """The field list with spread objects as groups, ``owner{login,id}``, or None.
+    """The field list with spread objects as groups, ``owner{login,id}``, or None."""
+    found = _group_list(fields, paths, constants)
+    return None if found is None else found[0]
 
-    None when a name or constant holds a brace, or when the reference decoders'
-    reading (the list split on `,`) would hold one name twice (`user{id}` and
-    `assignee{id}` both give `id}`): they keep the last cell of a repeated field.
+
+def _group_list(
+    fields: Sequence[str], paths: Sequence[Path], constants: dict[str, str]
+) -> tuple[str, int] | None:
+    """The grouped field list and how many of its pieces are qualified, or None.
+
+    Reference decoders read the list split on `,` and keep the last cell of a
+    repeated field, so each piece must read as a name of its own. Where a piece
+    would repeat another (``user{id,name}`` and ``assignee{id,name}`` both give
+    ``name}``), it is *qualified*: its name is written after the names of its
+    innermost groups (``assignee.name}``), as few as make it new.
+    None when a name or constant holds a brace, when a name inside a group
+    starts with one of its groups' names and a dot (it would read qualified),
+    or when qualifying cannot make a piece new.
     """
-    parts: list[str] = []
+    pieces: list[tuple[tuple[str, ...], str]] = []  # (groups around the piece, its text)
     chain: tuple[str, ...] = ()
     for name, path in zip(fields, paths, strict=True):
         text = constants.get(name, "")
         if any("{" in k or "}" in k for k in path) or "{" in text or "}" in text:
             return None
+        if len(path) > 1 and _reads_qualified(path):
+            return None
         keep = 0
         while keep < len(chain) and keep < len(path) - 1 and chain[keep] == path[keep]:
             keep += 1
-        if parts and keep < len(chain):
-            parts[-1] += "}" * (len(chain) - keep)
+        if pieces and keep < len(chain):
+            outer, last = pieces[-1]
+            pieces[-1] = (outer, last + "}" * (len(chain) - keep))
         opens = "".join(_listed(k) + "{" for k in path[keep:-1])
         member = path[-1]
         cell = escape(_name_text(member) + "=" + text) if name in constants else _listed(member)
-        parts.append(opens + cell)
+        pieces.append((path[:keep], opens + cell))
         chain = path[:-1]
-    if parts:
-        parts[-1] += "}" * len(chain)
-    seen = [unescape(p) for p in unescape(",".join(parts)).split(",")]
-    if len(set(seen)) != len(seen):
-        return None
-    return ",".join(parts)
+    if pieces:
+        outer, last = pieces[-1]
+        pieces[-1] = (outer, last + "}" * len(chain))
+    return _unrepeated(pieces)
+
+
+def _reads_qualified(path: Path) -> bool:
+    # Whether a name inside groups would read as qualified (`owner.x` in `owner{…}`).
+    return any("." in k and k.split(".", 1)[0] in path[:i] for i, k in enumerate(path) if i)
+
+
+def _unrepeated(pieces: Sequence[tuple[tuple[str, ...], str]]) -> tuple[str, int] | None:
+    """The pieces joined, each that reads like an earlier one qualified, and how many were.
+
+    Top-level pieces cannot be qualified: their readings are taken first.
+    """
+    seen = {unescape(unescape(text)) for outer, text in pieces if not outer}
+    parts: list[str] = []
+    qualified = 0
+    for outer, text in pieces:
+        if not outer:
+            parts.append(text)
+            continue
+        plain = reading = unescape(unescape(text))
+        k = 0
+        while reading in seen:
+            k += 1
+            if k > len(outer):
+                return None
+            reading = ".".join(outer[-k:]) + "." + plain
+        if k:
+            text = ".".join(_listed(g) for g in outer[-k:]) + "." + text
+            qualified += 1
+        seen.add(reading)
+        parts.append(text)
+    return ",".join(parts), qualified
 
 
 def _write_value(out: list[str], tool_text: str, value: Any) -> None:
@@ -1538,6 +1584,7 @@ def _spread_plan(record: dict[str, Any], paths: list[Path]) -> tuple[list[str], 
     size = len(paths)
     opened = any(len(p) > 1 for p in paths)  # the section has groups already
     budget = _SPREAD_BUDGET
+    qualified = 0
     i = 0
     while i < len(paths) and budget > 0:
         path = paths[i]
@@ -1545,13 +1592,22 @@ def _spread_plan(record: dict[str, Any], paths: list[Path]) -> tuple[list[str], 
         if _can_open(record, path, value):
             trial = [*paths[:i], *((*path, k) for k in value), *paths[i + 1 :]]
             budget -= len(trial)
-            if _grouped_names([".".join(p) for p in trial], trial, {}) is not None:
-                paths = trial
+            found = _group_list([".".join(p) for p in trial], trial, {})
+            if found is not None and _qualifying_pays(found[1] - qualified, len(value)):
+                paths, qualified = trial, found[1]
                 continue  # its first member is next: inner objects open in member order
         i += 1
     if len(paths) - size < (1 if opened else _SPREAD_MIN):  # `flat={}` must pay for itself
         return None
     return [".".join(p) for p in paths], paths
+
+
+def _qualifying_pays(added: int, members: int) -> bool:
+    # In one row a qualified name (`organization.url`) costs about what its
+    # member's quoted JSON key does: an object most of whose members would be
+    # qualified stays one JSON cell. (Added can be negative: a later piece
+    # may take the bare reading an earlier qualified one had to avoid.)
+    return 2 * added <= members
 
 
 def _can_open(record: dict[str, Any], path: Path, value: Any) -> bool:

@@ -119,17 +119,24 @@ def test_member_objects_of_a_record_become_groups() -> None:
     assert header == (
         "GCX1 tool=retrieve_charge fields=amount,"
         "billing_details{address{city,country,postal_code},email,name},currency,id,"
-        "outcome{reason,type},source empty=null flat={} is=object"
+        "outcome{reason,type},source{object,source.id,livemode} empty=null flat={} is=object"
     )
-    # `source{object,id,livemode}` would be read with a second field `id`: one JSON cell.
-    cells = "100\t\t\t\t\tJenny Rosen\tusd\tch_1\t\tauthorized\t"
-    assert row == cells + '{"object":"source","id":"src_1","livemode":false}'
+    # `source{object,id,livemode}` would be read with a second field `id`: qualified.
+    assert row == "100\t\t\t\t\tJenny Rosen\tusd\tch_1\t\tauthorized\tsource\tsrc_1\tfalse"
     fields = reference_model.decode(text)["sections"][0]["fields"]
-    assert len(fields) == len(set(fields)) == 11
+    assert len(fields) == len(set(fields)) == 13
 
 
-def test_a_member_name_read_in_an_earlier_group_keeps_the_later_object_whole() -> None:
+def test_a_member_name_read_in_an_earlier_group_is_qualified_in_the_later_one() -> None:
     value = {"a": {"x": 1, "y": 2, "z": 3, "u": 4, "t": 5}, "b": {"w": 0, "y": 4, "v": 5}}
+    text = roundtrip(value)
+    assert text.split("\n")[0] == "GCX1 tool=t fields=a{x,y,z,u,t},b{w,b.y,v} flat={} is=object"
+
+
+def test_an_object_most_of_whose_names_would_be_qualified_stays_whole() -> None:
+    # In one row `b.y,b.z,b.u` cost about what the JSON cell's quoted keys do.
+    a = {"x": 1, "y": 2, "z": 3, "u": 4, "t": 5}
+    value = {"a": a, "b": {"w": 0, "y": 4, "z": 5, "u": 6, "v": 7}}
     text = roundtrip(value)
     assert text.split("\n")[0] == "GCX1 tool=t fields=a{x,y,z,u,t},b flat={} is=object"
 

@@ -331,10 +331,91 @@ def test_a_one_row_table_spreads_its_objects_too() -> None:
     assert text.split("\n")[0] == "GCX1 tool=t fields=n,owner{login,site{url}} flat={}"
 
 
-def test_dotted_names_stay_when_a_name_would_repeat() -> None:
+def test_a_name_that_would_repeat_is_qualified_by_its_group() -> None:
     rows = [{"id": i, "owner": {"login": f"a{i}", "id": i, "type": f"t{i}"}} for i in range(3)]
     text = roundtrip(rows)  # `owner{login,id,type}` would read as a second field `id`
-    assert "fields=id,owner.login,owner.id,owner.type flat=owner" in text
+    assert text.split("\n")[0] == "GCX1 tool=t fields=id,owner{login,owner.id,type} flat={}"
+    fields = reference_model.decode(text)["sections"][0]["fields"]
+    assert fields == ["id", "owner{login", "owner.id", "type}"]
+
+
+def test_sibling_objects_qualify_what_they_share() -> None:
+    # Jira's issue fields: objects with the same members, one inside another's twin.
+    def user(n: int) -> dict[str, Any]:
+        return {"self": f"s{n}", "name": f"n{n}", "avatarUrls": {"48": f"a{n}", "24": f"b{n}"}}
+
+    rows = [
+        {"key": f"K-{i}", "fields": {"project": user(i), "assignee": user(i + 9), "name": f"x{i}"}}
+        for i in range(2)
+    ]
+    text = roundtrip(rows)
+    assert text.split("\n")[0] == (
+        "GCX1 tool=t fields=key,fields{project{self,name,avatarUrls{48,24}},"
+        "assignee{self,assignee.name,assignee.avatarUrls{48,avatarUrls.24}},name} flat={}"
+    )
+    fields = reference_model.decode(text)["sections"][0]["fields"]
+    assert len(set(fields)) == len(fields) == 10
+
+
+def test_qualified_names_read_with_the_most_groups_that_match() -> None:
+    text = "GCX1 tool=t fields=a{b{c,a.b.d,b.e}} flat={}\n1\t2\t3"
+    assert gcx.decode(text) == [{"a": {"b": {"c": 1, "d": 2, "e": 3}}}]
+
+
+def test_a_dotted_member_that_would_read_qualified_keeps_dotted_names() -> None:
+    rows = [{"id": i, "owner": {"login": f"a{i}", "owner.id": i}} for i in range(3)]
+    text = roundtrip(rows)  # in `owner{…}` the name `owner.id` would read as `id`
+    assert "fields=id,owner.login,owner.owner.id flat=owner" in text
+
+
+QUALIFIED_MEMBERS = st.sampled_from(["self", "id", "name", "a.id", "b.self", "x"])
+
+
+@st.composite
+def member_shapes(draw: st.DrawFn, depth: int = 0) -> dict[str, Any]:
+    # An object's member names; a nested object's shape where one holds an object.
+    out: dict[str, Any] = {
+        m: None for m in draw(st.lists(QUALIFIED_MEMBERS, min_size=1, max_size=3, unique=True))
+    }
+    if depth < 2 and draw(st.booleans()):
+        out[draw(st.sampled_from(["a", "b"]))] = draw(member_shapes(depth + 1))
+    return out
+
+
+@st.composite
+def shared_members(draw: st.DrawFn) -> list[dict[str, Any]]:
+    """Rows of sibling objects (some nested in each other) drawing members from a few names.
+
+    Built to defeat qualification: a top-level column named like a member, members
+    named with a group's name and a dot (`a.id` in `a{…}` would read qualified),
+    the same object name at two depths (`a` in `b{a{…}}` beside a top-level `a`).
+    """
+    names = draw(st.lists(st.sampled_from(["a", "b", "c"]), min_size=1, max_size=3, unique=True))
+    shapes = {n: draw(member_shapes()) for n in names}
+    top = draw(st.sampled_from(["id", "self", "n"]))
+
+    def fill(shape: dict[str, Any], i: int) -> dict[str, Any]:
+        return {
+            k: draw(st.one_of(SCALARS, st.just(f"v{i}"))) if sub is None else fill(sub, i)
+            for k, sub in shape.items()
+        }
+
+    return [
+        {top: i, **{n: fill(shapes[n], i) for n in names}} for i in range(draw(st.integers(1, 3)))
+    ]
+
+
+def unique_reference_columns(value: Any) -> None:
+    """Round trip, the reference reading (no error, same columns), and no repeated field."""
+    text = roundtrip(value)
+    reads_new_forms(value, "t")
+    for section in reference_model.decode(text)["sections"]:
+        assert len(set(section["fields"])) == len(section["fields"]), text
+
+
+@tiers(fast=25, many=300)
+def test_qualified_group_names_round_trip_and_read_as_distinct_columns(examples: int) -> None:
+    prove(examples, unique_reference_columns, shared_members())
 
 
 def test_constant_inside_a_group() -> None:

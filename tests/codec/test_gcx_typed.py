@@ -101,13 +101,12 @@ def test_nested_objects_spread_over_dotted_columns() -> None:
         '2\tb\t2\t3\t{"k":1}',
     ]
     assert same(gcx.decode(text), rows)
-    # Where a name would repeat in the reference reading, the dotted names stay.
+    # Where a name would repeat in the reference reading, it is qualified by its group.
     for row in rows:  # `owner{login,id,site{…}}` would repeat the field `id`
         row["owner"] = {"login": row["owner"]["login"], "id": 0, "site": row["owner"]["site"]}
     text = gcx.encode(rows, tool="t")
     assert text.splitlines()[0] == (
-        "GCX1 tool=t fields=id,owner.login,owner.id,owner.site.x,owner.site.y,license"
-        " flat=owner,owner.site"
+        "GCX1 tool=t fields=id,owner{login,owner.id,site{x,y}},license flat={}"
     )
     assert same(gcx.decode(text), rows)
 

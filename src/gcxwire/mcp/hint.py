@@ -47,7 +47,8 @@ MARKERS: Final[dict[str, str]] = {
     "float": "float=a,b: numbers in these columns are floats (1 means 1.0).",
     "flat": (
         "flat=owner: the columns owner.x, owner.y are members of a nested object owner;"
-        " with flat={} the field list writes them owner{x,y}."
+        " with flat={} the field list writes them owner{x,y}, and owner{x,owner.id} is"
+        " owner's member id."
     ),
     "form=columns": (
         "form=columns: the rows are an object of parallel arrays: each column is one array,"
