@@ -2,19 +2,31 @@
 
 
 cdef struct _Buf:
+    # Text at `kind` bytes a character (1, 2 or 4): that of the widest string
+    # written, so the result string is one copy of it. Sizes are in characters,
+    # except cap.
     Py_UCS1 *data
     Py_ssize_t len
-    Py_ssize_t cap
-    bint wide  # a byte above 127 was written: the text is Latin-1, not ASCII
+    Py_ssize_t cap  # in bytes
+    int kind
+    bint wide  # a 1-byte buffer holds a character above 127: the text is Latin-1, not ASCII
+
+
+cdef extern from "_gcx_wide.h":
+    Py_ssize_t gcx_wide_copy(
+        void *dst, int dkind, const void *src, int skind, Py_ssize_t n, int esc
+    )
+    void gcx_widen(void *data, int was, int kind, Py_ssize_t n)
 
 
 cdef int _reserve(_Buf *b, Py_ssize_t extra) except -1:
-    cdef Py_ssize_t cap = b.cap * 2
+    # Room for extra more characters.
+    cdef Py_ssize_t need = (b.len + extra) * b.kind, cap = b.cap * 2
     cdef Py_UCS1 *p
-    if b.len + extra <= b.cap:
+    if need <= b.cap:
         return 0
-    if cap < b.len + extra:
-        cap = b.len + extra
+    if cap < need:
+        cap = need
     p = <Py_UCS1 *>PyMem_Realloc(b.data, cap)
     if p == NULL:
         raise MemoryError()
@@ -23,16 +35,37 @@ cdef int _reserve(_Buf *b, Py_ssize_t extra) except -1:
     return 0
 
 
+cdef inline void *_end(_Buf *b):
+    # Where the next character goes.
+    return b.data + b.len * b.kind
+
+
+cdef int _widen(_Buf *b, int kind) except -1:
+    # The text so far rewritten at a wider kind (in place), before a string of that kind.
+    cdef int was = b.kind
+    b.kind = kind
+    _reserve(b, 0)  # room for the text so far at the new kind
+    gcx_widen(b.data, was, kind, b.len)
+    return 0
+
+
 cdef inline int _put(_Buf *b, const void *src, Py_ssize_t n) except -1:
+    # n ASCII bytes.
     _reserve(b, n)
-    memcpy(b.data + b.len, src, n)
+    if b.kind == PyUnicode_1BYTE_KIND:
+        memcpy(b.data + b.len, src, n)
+    else:
+        gcx_wide_copy(_end(b), b.kind, src, PyUnicode_1BYTE_KIND, n, 0)
     b.len += n
     return 0
 
 
 cdef inline int _put_byte(_Buf *b, Py_UCS1 c) except -1:
     _reserve(b, 1)
-    b.data[b.len] = c
+    if b.kind == PyUnicode_1BYTE_KIND:
+        b.data[b.len] = c
+    else:
+        PyUnicode_WRITE(b.kind, b.data, b.len, c)
     b.len += 1
     return 0
 
@@ -44,7 +77,10 @@ cdef extern from "_gcx_escape.h":
 cdef inline int _put_escaped(_Buf *b, const Py_UCS1 *src, Py_ssize_t n, int room) except -1:
     # room: 16 bytes before src + n are readable even when n < 16.
     _reserve(b, 2 * n)
-    b.len += gcx_escape_into(b.data + b.len, src, n, room)
+    if b.kind == PyUnicode_1BYTE_KIND:
+        b.len += gcx_escape_into(b.data + b.len, src, n, room)
+    else:
+        b.len += gcx_wide_copy(_end(b), b.kind, src, PyUnicode_1BYTE_KIND, n, 1)
     return 0
 
 
@@ -86,11 +122,18 @@ cdef int _put_float(_Buf *b, double f, bint compact) except -1:
         if f == 0 and signbit(f):
             return _put(b, b"-0", 2)
         return _put_int(b, <long long>f)
-    _reserve(b, 32)
-    cdef int n = gcx_float_repr(f, <char *>b.data + b.len)
-    if n:
-        b.len += n
-        return 0
+    cdef char tmp[32]
+    cdef int n
+    if b.kind != PyUnicode_1BYTE_KIND:
+        n = gcx_float_repr(f, tmp)
+        if n:
+            return _put(b, tmp, n)
+    else:
+        _reserve(b, 32)
+        n = gcx_float_repr(f, <char *>b.data + b.len)
+        if n:
+            b.len += n
+            return 0
     s = PyOS_double_to_string(f, b"r", 0, Py_DTSF_ADD_DOT_0, NULL)
     try:
         _put(b, s, strlen(s))
@@ -99,23 +142,50 @@ cdef int _put_float(_Buf *b, double f, bint compact) except -1:
     return 0
 
 
-cdef bint _put_text(_Buf *b, str s) except -1:
-    # A str already in cell form (an escaped literal); False if it is not 1-byte text.
-    if PyUnicode_KIND(s) != PyUnicode_1BYTE_KIND:
-        return False
-    if not PyUnicode_IS_ASCII(s):
+cdef int _put_text(_Buf *b, str s) except -1:
+    # A str already in cell form (an escaped literal), of any kind.
+    cdef int kind = PyUnicode_KIND(s)
+    cdef Py_ssize_t n = len(s)
+    if kind > b.kind:
+        _widen(b, kind)
+    if kind == PyUnicode_1BYTE_KIND and not PyUnicode_IS_ASCII(s):
         b.wide = True
-    _put(b, PyUnicode_DATA(s), len(s))
-    return True
+    _reserve(b, n)
+    if b.kind == PyUnicode_1BYTE_KIND:
+        memcpy(b.data + b.len, PyUnicode_DATA(s), n)
+    else:
+        gcx_wide_copy(_end(b), b.kind, PyUnicode_DATA(s), kind, n, 0)
+    b.len += n
+    return 0
+
+
+cdef int _put_wide_cell(_Buf *b, PyObject *s, Py_ssize_t skip) except -1:
+    # _put_str_cell of a 2- or 4-byte str. Such a str holds a character above
+    # U+00FF (CPython keeps every str at its narrowest kind), so it is never a
+    # number or a literal; only its first character may call for a backslash.
+    cdef int kind = _ukind(s)
+    cdef Py_ssize_t n = _ulen(s) - skip
+    cdef Py_UCS4 c
+    if skip:  # the rest may be narrower: it is written as the str it is
+        rest = PyUnicode_Substring(<object>s, skip, _ulen(s))
+        return _put_str_cell(b, <PyObject *>rest, 0)
+    c = PyUnicode_READ(kind, _udata(s), 0)
+    if c == _QUOTE or c == _LBRACKET or c == _LBRACE:  # " [ {
+        _put_byte(b, _BACKSLASH)
+    if kind > b.kind:
+        _widen(b, kind)
+    _reserve(b, 2 * n)
+    b.len += gcx_wide_copy(_end(b), b.kind, _udata(s), kind, n, 1)
+    return 0
 
 
 # A compact str's header (at least PyASCIIObject) comes right before its data.
 cdef int _ROOM = sizeof(PyASCIIObject) >= 16
 
 
-cdef bint _put_str_cell(_Buf *b, PyObject *s, Py_ssize_t skip) except -1:
+cdef int _put_str_cell(_Buf *b, PyObject *s, Py_ssize_t skip) except -1:
     # What _format_str writes for s[skip:] (skip: a column's prefix), straight into the
-    # buffer; False if s is not 1-byte text.
+    # buffer.
     # The guards look at the raw text: one holding a backslash, TAB or LF is
     # never a number or a literal, escaped or not.
     cdef Py_ssize_t n
@@ -125,10 +195,9 @@ cdef bint _put_str_cell(_Buf *b, PyObject *s, Py_ssize_t skip) except -1:
         skip = _ulen(s)
     n = _ulen(s) - skip
     if n == 0:
-        _put(b, b'""', 2)
-        return True
+        return _put(b, b'""', 2)
     if _ukind(s) != PyUnicode_1BYTE_KIND:
-        return False
+        return _put_wide_cell(b, s, skip)
     if not _uascii(s):
         b.wide = True
     d = <const Py_UCS1 *>_udata(s) + skip
@@ -141,16 +210,15 @@ cdef bint _put_str_cell(_Buf *b, PyObject *s, Py_ssize_t skip) except -1:
         # The backslash goes before a letter no JSON escape uses: t\rue, \false and n\ull
         # would read to a model as a CR, a form feed and a unicode escape.
         _put(b, b"tru\\e", 5)
-        return True
+        return 0
     elif n == 5 and memcmp(d, b"false", 5) == 0:
         _put(b, b"fals\\e", 6)
-        return True
+        return 0
     elif n == 4 and memcmp(d, b"null", 4) == 0:
         _put(b, b"nul\\l", 5)
-        return True
+        return 0
     # the bytes before d: a compact str's header, or its own text before skip
-    _put_escaped(b, d, n, _ROOM and _ucompact(s))
-    return True
+    return _put_escaped(b, d, n, _ROOM and _ucompact(s))
 
 
 # JSON cells of plain values (exact dicts with str keys, lists, 1-byte strings,
@@ -167,7 +235,7 @@ cdef bint _put_json_str(_Buf *b, PyObject *s) except -1:
     cdef const Py_UCS1 *d
     cdef Py_UCS1 *o
     cdef Py_UCS1 u
-    if _ukind(s) != PyUnicode_1BYTE_KIND:
+    if _ukind(s) != PyUnicode_1BYTE_KIND or b.kind != PyUnicode_1BYTE_KIND:
         return False
     if not _uascii(s):
         b.wide = True

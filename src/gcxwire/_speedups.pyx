@@ -36,6 +36,7 @@ from cpython.object cimport PyObject_Repr, PyObject_Str, PyTypeObject
 from cpython.ref cimport PyObject
 from cpython.unicode cimport (
     PyUnicode_1BYTE_KIND,
+    PyUnicode_2BYTE_KIND,
     PyUnicode_DATA,
     PyUnicode_FindChar,
     PyUnicode_FromKindAndData,

@@ -1,9 +1,9 @@
 # ------------------------------------------------ whole tables into one byte buffer
 #
-# Most tables are Latin-1 text (the 1-byte string kind): their rows are written
-# straight into one growing byte buffer, cell by cell, with no string object per
-# cell or per row. The first cell that is not 1-byte text sends the whole table
-# to the list-of-cells path (_line) instead; both write the same text.
+# A table's rows are written straight into one growing buffer, cell by cell,
+# with no string object per cell or per row, as encode_row (_line) writes them.
+# The buffer starts at 1 byte a character (Latin-1, most tables) and is widened
+# in place at the first 2- or 4-byte string, so the result is one copy of it.
 
 
 cdef struct _Stats:
@@ -89,14 +89,14 @@ cdef int _refloat(_Buf *b, _Integral *m, const char *was, frozenset floats, tupl
     # The rows in b as written in another float= choice (empty=null unchanged):
     # an integral cell of a column that becomes a float column drops its `.0`,
     # one of a column that stops being one gains it; no other byte differs.
-    cdef Py_ssize_t i, c, at = 0, grow = 0, out = 0, end
+    cdef Py_ssize_t i, c, at = 0, grow = 0, out = 0, end, k = b.kind
     cdef Py_UCS1 *data
     cdef list now = [fields[c] in floats for c in range(len(fields))]
     for i in range(m.n):
         c = m.col[i]
         if was[c] and not now[c]:
             grow += 2
-    data = <Py_UCS1 *>PyMem_Malloc(b.len + grow + 1)
+    data = <Py_UCS1 *>PyMem_Malloc((b.len + grow + 1) * k)
     if data == NULL:
         raise MemoryError()
     for i in range(m.n):
@@ -105,33 +105,44 @@ cdef int _refloat(_Buf *b, _Integral *m, const char *was, frozenset floats, tupl
         if was[c] == now[c]:
             continue
         if was[c]:  # `3` becomes `3.0`
-            memcpy(data + out, b.data + at, end - at)
+            memcpy(data + out * k, b.data + at * k, (end - at) * k)
             out += end - at
-            data[out] = _DOT
-            data[out + 1] = _ZERO
+            PyUnicode_WRITE(k, data, out, _DOT)
+            PyUnicode_WRITE(k, data, out + 1, _ZERO)
             out += 2
             at = end
         else:  # `3.0` becomes `3`
-            memcpy(data + out, b.data + at, end - 2 - at)
+            memcpy(data + out * k, b.data + at * k, (end - 2 - at) * k)
             out += end - 2 - at
             at = end
-    memcpy(data + out, b.data + at, b.len - at)
+    memcpy(data + out * k, b.data + at * k, (b.len - at) * k)
     out += b.len - at
     PyMem_Free(b.data)
     b.data = data
-    b.cap = b.len + grow + 1
+    b.cap = (b.len + grow + 1) * k
     b.len = out
     return 0
 
 
-cdef bint _put_cells(
+cdef bint _starts_gcx1(_Buf *b, Py_ssize_t at):
+    # Whether the 4 characters from at read GCX1.
+    if b.kind == PyUnicode_1BYTE_KIND:
+        return memcmp(b.data + at, b"GCX1", 4) == 0
+    return (
+        PyUnicode_READ(b.kind, b.data, at) == _UPPER_G
+        and PyUnicode_READ(b.kind, b.data, at + 1) == _UPPER_C
+        and PyUnicode_READ(b.kind, b.data, at + 2) == _UPPER_X
+        and PyUnicode_READ(b.kind, b.data, at + 3) == _ONE
+    )
+
+
+cdef int _put_cells(
     _Buf *b, _Columns cols, tuple fields, bint empty_null, const char *floatcol,
     const Py_ssize_t *cut, Py_ssize_t *starts, Py_ssize_t *ends, Py_ssize_t index,
     _Integral *marks,
 ) except -1:
-    # The gathered row's line with its LF, as _line writes it; False (buffer
-    # left dirty) when a cell is not 1-byte text. With marks, the integral
-    # float cells' ends are added to them.
+    # The gathered row's line with its LF, as _line writes it. With marks, the
+    # integral float cells' ends are added to them.
     cdef Py_ssize_t nf = cols.ncols, i, s, last, row_start = b.len, shift = 0, integral = 0
     cdef double f
     cdef long long v
@@ -156,8 +167,7 @@ cdef bint _put_cells(
             continue
         t = _type_of(p)
         if t == &_STR:
-            if not _put_str_cell(b, p, cut[i]):
-                return False
+            _put_str_cell(b, p, cut[i])
         elif p == _NONE:
             if not empty_null:
                 _put(b, b"null", 4)
@@ -199,20 +209,22 @@ cdef bint _put_cells(
                     raise exc.relocated(path_join("$", fields[i])).relocated(
                         f"$[{index}]"
                     ) from None
-            if not _put_text(b, cell):
-                return False
+            _put_text(b, cell)
         ends[i] = b.len
     last = nf - 1
     while last > 0 and ends[last] == starts[last]:
         last -= 1  # decoders pad a short row with empty cells
     b.len = ends[last]
     if ends[0] > row_start and (
-        b.data[row_start] == _HASH
-        or (ends[0] - row_start >= 4 and memcmp(b.data + row_start, b"GCX1", 4) == 0)
+        PyUnicode_READ(b.kind, b.data, row_start) == _HASH
+        or (ends[0] - row_start >= 4 and _starts_gcx1(b, row_start))
     ):
         _reserve(b, 1)
-        memmove(b.data + row_start + 1, b.data + row_start, b.len - row_start)
-        b.data[row_start] = _BACKSLASH
+        memmove(
+            b.data + (row_start + 1) * b.kind, b.data + row_start * b.kind,
+            (b.len - row_start) * b.kind,
+        )
+        PyUnicode_WRITE(b.kind, b.data, row_start, _BACKSLASH)
         b.len += 1
         shift = 1
     elif ends[0] == row_start and last == 0:
@@ -229,21 +241,19 @@ cdef bint _put_cells(
                 if -1e15 < f < 1e15 and f == <double>(<long long>f):
                     _mark_integral(marks, ends[i] + shift, i)
     s = cols.col_slot[last]
-    if b.data[b.len - 1] == _CR and s >= 0 and cols.slots[s] != NULL:
+    if PyUnicode_READ(b.kind, b.data, b.len - 1) == _CR and s >= 0 and cols.slots[s] != NULL:
         # only a string's text can end in a raw CR
         b.len = row_start if last == 0 else starts[last] + shift
         value = <object>cols.slots[s]
         if cut[last]:  # a str: only a string's text ends in a CR
             value = value[cut[last]:]
-        if not _put_text(b, _escape(dumps_cell(value))):
-            return False
+        _put_text(b, _escape(dumps_cell(value)))
     _put_byte(b, _LF)
-    return True
+    return 1
 
 
 # What _write_rows did.
 cdef enum:
-    _WIDE = 0  # stopped at a cell that is not 1-byte text
     _WRITTEN = 1
     _ASKEW = 2  # a row's keys are not the row_keys asked for
 
@@ -254,11 +264,10 @@ cdef int _write_rows(
     _Integral *marks,
 ) except -1:
     # Every row line into b, each with its LF. With st, every row's cells are
-    # counted, also after a cell that is not 1-byte text; with marks, the
-    # integral float cells are marked.
+    # counted; with marks, the integral float cells are marked.
     cdef Py_ssize_t i, c, nf = cols.ncols
-    cdef int outcome = _WRITTEN
     b.len = 0
+    b.kind = PyUnicode_1BYTE_KIND
     b.wide = False
     for c in range(nf):
         floatcol[c] = fields[c] in floats
@@ -268,16 +277,10 @@ cdef int _write_rows(
                 return _ASKEW
             if st != NULL:
                 _count(cols, st)
-            if outcome == _WRITTEN:
-                if not _put_cells(
-                    b, cols, fields, empty_null, floatcol, cut, starts, starts + nf, i, marks
-                ):
-                    outcome = _WIDE
-                    if st == NULL:
-                        return _WIDE
+            _put_cells(b, cols, fields, empty_null, floatcol, cut, starts, starts + nf, i, marks)
         finally:
             cols.release()
-    return outcome
+    return _WRITTEN
 
 
 # The byte buffer is kept between calls in one spare slot (measured: issues-5000
@@ -324,24 +327,30 @@ cdef str _assemble(_Buf *b, object head, str style, str tail):
     # The rows in b (their last LF dropped) after head, style and tail, in one
     # new string: the payload is copied once, not built and then joined.
     cdef Py_ssize_t n = b.len - 1 if b.len else 0, at = 0
-    cdef Py_UCS4 top = 255 if b.wide else 127
+    cdef int kind = b.kind
+    # The buffer is at the kind of a string it holds: the result's kind.
+    cdef Py_UCS4 top = (
+        (255 if b.wide else 127) if kind == PyUnicode_1BYTE_KIND
+        else (0xFFFF if kind == PyUnicode_2BYTE_KIND else 0x10FFFF)
+    )
     cdef str out
     cdef Py_UCS1 *o
     if head is None:
-        return PyUnicode_FromKindAndData(PyUnicode_1BYTE_KIND, b.data, n)
+        return PyUnicode_FromKindAndData(kind, b.data, n)
     for part in (head, style, tail):
-        if PyUnicode_KIND(<str>part) != PyUnicode_1BYTE_KIND:
-            return u"".join(
-                [head, style, tail, PyUnicode_FromKindAndData(PyUnicode_1BYTE_KIND, b.data, n)]
-            )
+        if PyUnicode_KIND(<str>part) > kind:
+            return u"".join([head, style, tail, PyUnicode_FromKindAndData(kind, b.data, n)])
         if PyUnicode_MAX_CHAR_VALUE(<str>part) > top:
             top = 255
     out = PyUnicode_New(len(<str>head) + len(style) + len(tail) + n, top)
     o = <Py_UCS1 *>PyUnicode_DATA(out)
     for part in (head, style, tail):
-        memcpy(o + at, PyUnicode_DATA(<str>part), len(<str>part))
+        gcx_wide_copy(
+            o + at * kind, kind, PyUnicode_DATA(<str>part), PyUnicode_KIND(<str>part),
+            len(<str>part), 0,
+        )
         at += len(<str>part)
-    memcpy(o + at, b.data, n)
+    memcpy(o + at * kind, b.data, n * kind)
     return out
 
 
@@ -377,7 +386,7 @@ def encode_table(rows, fields, paths, head, str tail, keys, cuts=None, /):
     integral float cells marked in that pass gain or drop their ``.0``.
     """
     cdef tuple fs = tuple(fields)
-    cdef Py_ssize_t nf = len(fs), i = 0, n, c
+    cdef Py_ssize_t nf = len(fs), i = 0, n
     cdef _Columns cols
     cdef _Stats st
     cdef _Buf own
@@ -388,7 +397,6 @@ def encode_table(rows, fields, paths, head, str tail, keys, cuts=None, /):
     cdef char *floatcol = NULL
     cdef Py_ssize_t *cut = NULL
     cdef _Integral marks
-    cdef list lines, cells, values
     if head is not None and not isinstance(head, str):
         raise TypeError(f"head must be a str or None, not {type(head).__name__}")
     # A list of our own: code a cell calls into cannot swap a checked row for another.
@@ -412,6 +420,7 @@ def encode_table(rows, fields, paths, head, str tail, keys, cuts=None, /):
     n = len(rows)
     own.data = NULL
     own.len = own.cap = 0
+    own.kind = PyUnicode_1BYTE_KIND
     own.wide = False
     spare = gcx_spare_swap(NULL)  # NULL when another call holds it
     if spare != NULL:
@@ -452,37 +461,18 @@ def encode_table(rows, fields, paths, head, str tail, keys, cuts=None, /):
                 return None
             cols.row_keys = None  # every row's keys are checked now
             style = _pick(&st, fs)
-            if outcome == _WRITTEN and style == (empty_null, floats):
+            if style == (empty_null, floats):
                 text = _assemble(b, head, _style_text(empty_null, floats, fs), tail)
                 return text, empty_null, floats
-            if outcome == _WRITTEN and style[0] == empty_null:
+            if style[0] == empty_null:
                 # Only the float= columns differ: their integral cells are patched.
                 empty_null, floats = style
                 _refloat(b, &marks, floatcol, floats, fs)
                 text = _assemble(b, head, _style_text(empty_null, floats, fs), tail)
                 return text, empty_null, floats
-            empty_null, floats = style
-            if outcome == _WRITTEN:  # the first rows misled: write again in the table's style
-                _write_rows(
-                    b, rows, cols, fs, empty_null, floats, floatcol, cut, starts, NULL, NULL
-                )
-                text = _assemble(b, head, _style_text(empty_null, floats, fs), tail)
-                return text, empty_null, floats
-            lines = []
-            cells = []
-            for i in range(n):
-                cols.gather(rows[i], i)
-                try:
-                    values = cols.values()
-                    for c in range(nf):
-                        if cut[c] and type(values[c]) is str:
-                            values[c] = values[c][cut[c]:]
-                    lines.append(_line(values, fs, empty_null, floats, cells, i))
-                finally:
-                    cols.release()
-            text = u"\n".join(lines)
-            if head is not None:
-                text = head + _style_text(empty_null, floats, fs) + tail + text
+            empty_null, floats = style  # the first rows misled: write again in the table's style
+            _write_rows(b, rows, cols, fs, empty_null, floats, floatcol, cut, starts, NULL, NULL)
+            text = _assemble(b, head, _style_text(empty_null, floats, fs), tail)
             return text, empty_null, floats
         except Exception as exc:
             failed = exc
