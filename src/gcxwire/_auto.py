@@ -114,6 +114,9 @@ _VERIFY = 0.25
 _SAMPLE_ROWS = 16
 _GROWTH = 4  # how much bigger the next sample is, when one has not decided
 _ORDER = ("json", "gcx", "dcp")  # the tie-break: JSON first
+# Texts shorter than this are counted whole in a close race (once each, however
+# many others they are compared with) rather than where they differ.
+_SHARED_TEXT = 8192
 _spread_of_total = spread_of_total  # the proxy's DCP-against-GCX1 sample uses it too
 
 Count = tuple[float, float]  # (tokens, standard error); an error of 0 is an exact count
@@ -159,14 +162,21 @@ class _Auto:
         where their texts differ (they share most of their cell text)."""
         if name == other:
             return 0
-        if name in self.exact and other in self.exact:
-            return self.exact[name] - self.exact[other]
+        a, b = self.text(name), self.text(other)
+        assert a is not None and b is not None
+        if min(len(a), len(b)) < _SHARED_TEXT or (name in self.exact and other in self.exact):
+            return self.exact_count(name) - self.exact_count(other)  # short: each counted once
         key = (name, other)
         if key not in self.differences:
-            a, b = self.text(name), self.text(other)
-            assert a is not None and b is not None
             self.differences[key] = tokens.count_difference(a, b)
         return self.differences[key]
+
+    def exact_count(self, name: str) -> int:
+        if name not in self.exact:
+            text = self.text(name)
+            assert text is not None
+            self.exact[name] = tokens.count(text)
+        return self.exact[name]
 
     def sample(self, name: str, picked: list[int]) -> RowSample | None:
         """``name``'s units for the sampled rows, if it writes one line per row.
