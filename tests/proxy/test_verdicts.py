@@ -131,3 +131,32 @@ def test_a_remembered_format_that_does_not_read_back_is_not_sent(
     # DCP failed too; gcxwire.encode's own checked pick went out).
     assert dcp.written == written + 1
     assert new is not None and gcxwire.decode(new["content"][-1]["text"]) == rows(40, 500)
+
+
+def samples(ic: ResponseInterceptor) -> int:
+    """Rows the lifecycle has counted for tool ``t``."""
+    assert ic.lifecycle is not None
+    return ic.lifecycle._entries["t"].validator.samples
+
+
+def test_rows_decided_by_a_gcx1_verdict_are_not_counted_for_dcp() -> None:
+    ic, _ = counted()
+    for call in range(3):  # hint, race (remembered), verdict
+        sent(ic, rows(40, 40 * call))
+    counted_rows = samples(ic)
+    assert counted_rows == 80  # the two races
+    for call in range(3, 8):
+        sent(ic, rows(40, 40 * call))
+    assert samples(ic) == counted_rows
+
+
+def nested(n: int, start: int) -> list[dict[str, Any]]:  # DCP wins: GCX1 writes JSON cells
+    return [{"n": {"x": i, "y": [i]}, "m": [i, {"z": None}]} for i in range(start, start + n)]
+
+
+def test_a_dcp_verdict_keeps_the_lifecycle_counting() -> None:
+    ic, dcp = counted()
+    texts = [sent(ic, nested(40, 40 * call)) for call in range(6)]
+    assert all(text.startswith('["$S"') for text in texts[1:])
+    assert samples(ic) >= 5 * 40  # every result's rows, verdict or race
+    assert dcp.written == 6

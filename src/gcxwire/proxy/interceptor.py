@@ -193,11 +193,13 @@ class _Verdict:
 @dataclass
 class _Plan:
     """One table result of a tool whose races are remembered (``format="auto"``,
-    a learned DCP schema): its filtered table, the schema its rows were counted
-    for, and the verdict of an earlier race of the same shape, if any."""
+    a learned DCP schema): its filtered table and rows, the tool's DCP schema,
+    and the verdict of an earlier race of the same shape, if any."""
 
     table: Table
+    rows: list[Any]
     schema: SchemaVersion
+    counted: bool  # whether the lifecycle has counted these rows (``schema`` is theirs)
     key: tuple[Any, ...]
     verdict: _Verdict | None
     clear: bool = False  # set by a race whose winner is clear enough to remember
@@ -416,11 +418,16 @@ class ResponseInterceptor:
         self._note_schema(tool, None)
 
     def _plan(self, tool: str, value: Any) -> _Plan | None:
-        """The plan for a table result whose race may be remembered; its rows are
-        counted for the tool's DCP schema here (once per result)."""
-        if self.format != "auto" or self.dcp is None or self.lifecycle is None:
+        """The plan for a table result whose race may be remembered.
+
+        Its rows are counted for the tool's DCP schema here, except where a
+        remembered verdict for another format decides it: DCP does not compete
+        for that result, so the lifecycle need not see it (:meth:`_schema`
+        counts them if the result goes to a race after all)."""
+        lifecycle = self.lifecycle
+        if self.format != "auto" or self.dcp is None or lifecycle is None:
             return None
-        if self.lifecycle.preset(tool) is not None:  # the user's schema: always raced
+        if lifecycle.preset(tool) is not None:  # the user's schema: always raced
             return None
         found = find_table(value)
         if found is None or found.rows is None:
@@ -428,10 +435,25 @@ class ResponseInterceptor:
         table = self._filtered(tool, found)
         rows = table.rows
         assert rows is not None
-        schema = self.lifecycle.schema_for(tool, rows)
-        keys = (table.kind, table.wrapper_key, tuple(value) if table.kind == "wrapper" else ())
-        key = (tool, *keys, tuple(rows[0]), len(rows).bit_length(), schema.id)
-        return _Plan(table, schema, key, self._verdicts.get(key))
+        around = tuple(value) if table.kind == "wrapper" else ()
+        octave = len(rows).bit_length()
+        shape = (tool, table.kind, table.wrapper_key, around, tuple(rows[0]), octave)
+        current = lifecycle.current(tool)
+        if current is not None:
+            verdict = self._verdicts.get((*shape, current.id))
+            if verdict is not None and verdict.format != "dcp":
+                return _Plan(table, rows, current, False, (*shape, current.id), verdict)
+        schema = lifecycle.schema_for(tool, rows)
+        key = (*shape, schema.id)
+        return _Plan(table, rows, schema, True, key, self._verdicts.get(key))
+
+    def _schema(self, tool: str, plan: _Plan) -> SchemaVersion:
+        """The plan's DCP schema, its rows counted by the lifecycle (once)."""
+        if not plan.counted:
+            assert self.lifecycle is not None
+            plan.schema = self.lifecycle.schema_for(tool, plan.rows)
+            plan.counted = True
+        return plan.schema
 
     def _by_verdict(self, tool: str, plan: _Plan) -> Encoding | None:
         """The result in its remembered winning format (``None``: race instead)."""
@@ -459,7 +481,7 @@ class ResponseInterceptor:
         format carries more cheaply) as compact JSON or gcxwire.encode's pick."""
         table = find_table(value)
         if plan is not None:  # format="auto", a learned DCP schema: no layout to drift from
-            chosen, found = self._race(tool, plan.table, plan.schema)
+            chosen, found = self._race(tool, plan.table, self._schema(tool, plan))
             plan.clear = chosen is not None and _clear_winner(chosen, found)
         elif self._drifted(tool, value, table):  # as if the tool had no layout or DCP schema
             fmt: Format = self.format
