@@ -438,11 +438,26 @@ def _constants(
     chosen = {
         name: found[name]
         for i, name in enumerate(fields)
-        if name in found and (i >= tail or (len(rows) >= 3 and _costly(found[name])))
+        if name in found and (i >= tail or _hoisted(found[name], len(rows)))
     }
     if len(chosen) == len(fields):  # a row line needs one real cell
         del chosen[fields[0]]
     return chosen
+
+
+def _hoisted(text: str, rows: int) -> bool:
+    # A constant before the last cell leaves the rows when its cells cost more than
+    # its place in the header: from three rows, any text longer than a short word;
+    # in two rows (one copy saved) a short text only: a long one is often another
+    # column's text too (Jira's four `avatarUrls` sizes, one URL), which a
+    # template gives in both rows, naming its source only.
+    # A brace would keep the section's groups out of the field list (`owner{…}`).
+    short = len(text) < _SHORT_CONSTANT and "{" not in text and "}" not in text
+    return _costly(text) and (rows >= 3 or (rows == 2 and short))
+
+
+# In a two-row table, constants of fewer characters than this leave the rows.
+_SHORT_CONSTANT = 24
 
 
 def _costly(text: str) -> bool:

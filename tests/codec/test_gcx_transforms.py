@@ -542,7 +542,10 @@ def test_unbalanced_groups_raise_decode_error(payload: str) -> None:
 def test_table_below_the_top_is_a_section_with_its_path() -> None:
     value = {
         "continue": {"offset": 10},
-        "query": {"info": {"hits": 5060}, "search": [{"ns": 0, "title": t} for t in "ab"]},
+        "query": {
+            "info": {"hits": 5060},
+            "search": [{"ns": i, "title": t} for i, t in enumerate("ab")],
+        },
         "done": True,
     }
     text = roundtrip(value, tool="search")
@@ -551,7 +554,7 @@ def test_table_below_the_top_is_a_section_with_its_path() -> None:
         '{"offset":10}\t{"hits":5060}',
         "GCX1 tool=search fields=ns,title of=query.search done=true",
         "0\ta",
-        "0\tb",
+        "1\tb",
     ]
 
 
@@ -905,3 +908,27 @@ def test_no_prefix_when_a_later_string_starts_differently() -> None:
     text = gcx.encode(rows, tool="t")
     assert "prefix=" not in text.split("\n")[0]
     assert gcx.decode(text) == rows
+
+
+def test_a_two_row_table_writes_a_short_constant_before_the_last_cell_once() -> None:
+    # National Weather Service observations: {value, unitCode, qualityControl} per member.
+    rows = [{"value": v, "unitCode": "wmoUnit:degC", "qc": "V", "t": f"t{v}"} for v in (1, 2)]
+    text = roundtrip(rows)
+    assert text.split("\n") == [
+        "GCX1 tool=t fields=value,unitCode=wmoUnit:degC,qc,t",
+        "1\t\tV\tt1",
+        "2\t\tV\tt2",
+    ]
+    fields = reference_model.decode(text)["sections"][0]["fields"]
+    assert fields == ["value", "unitCode=wmoUnit:degC", "qc", "t"]
+
+
+def test_a_two_row_table_keeps_long_or_braced_constants_in_the_rows() -> None:
+    # A long text is often another column's too (a template gives it in both rows);
+    # a brace in the field list would keep the groups out.
+    url = "https://example.org/avatars/48/user-0001.png"
+    rows = [
+        {"id": i, "a": url, "u": "{uuid-1}", "owner": {"login": f"l{i}", "n": i}} for i in (1, 2)
+    ]
+    text = roundtrip(rows)
+    assert text.split("\n")[0] == "GCX1 tool=t fields=id,a,u,owner{login,n} flat={}"

@@ -103,7 +103,8 @@ def test_nested_objects_spread_over_dotted_columns() -> None:
     assert same(gcx.decode(text), rows)
     # Where a name would repeat in the reference reading, it is qualified by its group.
     for row in rows:  # `owner{login,id,site{…}}` would repeat the field `id`
-        row["owner"] = {"login": row["owner"]["login"], "id": 0, "site": row["owner"]["site"]}
+        owner = row["owner"]
+        row["owner"] = {"login": owner["login"], "id": row["id"] * 10, "site": owner["site"]}
     text = gcx.encode(rows, tool="t")
     assert text.splitlines()[0] == (
         "GCX1 tool=t fields=id,owner{login,owner.id,site{x,y}},license flat={}"
