@@ -413,7 +413,7 @@ def unique_reference_columns(value: Any) -> None:
         assert len(set(section["fields"])) == len(section["fields"]), text
 
 
-@tiers(fast=25, many=300)
+@tiers(fast=10, many=300)
 def test_qualified_group_names_round_trip_and_read_as_distinct_columns(examples: int) -> None:
     prove(examples, unique_reference_columns, shared_members())
 
