@@ -22,6 +22,16 @@ cdef bint _long_number(int kind, void *data, Py_ssize_t a, Py_ssize_t b, Py_ssiz
     return False
 
 
+# Characters _deep_cell must look at: outside a JSON string the brackets, quote
+# and backslash (1), inside one the quote and backslash (2); the rest it skips.
+cdef unsigned char _DEPTH_STOPS[256]
+for _c in range(256):
+    _DEPTH_STOPS[_c] = (
+        (1 if _c in b'[]{}"\\' else 0) | (2 if _c in b'"\\' else 0)
+    )
+del _c
+
+
 cdef bint _deep_cell(int kind, void *data, Py_ssize_t a, Py_ssize_t b, Py_ssize_t limit):
     # Whether a cell of the row data[a:b] that starts with [ or { nests deeper than
     # limit once unescaped: limits.depth_exceeds(unescape(cell)) for each such cell,
@@ -29,6 +39,8 @@ cdef bint _deep_cell(int kind, void *data, Py_ssize_t a, Py_ssize_t b, Py_ssize_
     cdef Py_ssize_t i = a, cb, depth
     cdef Py_UCS4 c
     cdef bint in_string, after_backslash
+    cdef const Py_UCS1 *d = <const Py_UCS1 *>data
+    cdef unsigned char stops
     while i <= b:
         cb = _find_tab(kind, data, i, b)
         c = PyUnicode_READ(kind, data, i) if i < cb else 0
@@ -36,6 +48,13 @@ cdef bint _deep_cell(int kind, void *data, Py_ssize_t a, Py_ssize_t b, Py_ssize_
             depth = 0
             in_string = after_backslash = False
             while i < cb:
+                if kind == PyUnicode_1BYTE_KIND and not after_backslash:
+                    # Skip what cannot change the depth or the string state.
+                    stops = 2 if in_string else 1
+                    while i < cb and not (_DEPTH_STOPS[d[i]] & stops):
+                        i += 1
+                    if i == cb:
+                        break
                 c = PyUnicode_READ(kind, data, i)
                 i += 1
                 if c == _BACKSLASH and i < cb:  # the cell's escape: \t, \n, \x
