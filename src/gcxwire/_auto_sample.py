@@ -107,6 +107,8 @@ def spread_of_total(
     (plus an independent part of variance ``fixed_var``); the per-row
     variance is taken as at least ``floor`` squared."""
     size = len(per_row)
+    if size < 2:  # one row tells nothing of how rows vary
+        return 0.0 if size >= rows else float("inf")
     mean = sum(per_row) / size
     variance = max(floor**2, sum((value - mean) ** 2 for value in per_row) / (size - 1))
     return float((rows**2 * variance / size * (1 - size / rows) + fixed_var) ** 0.5)

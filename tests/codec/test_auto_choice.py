@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 import gcxwire
 from gcxwire import _auto as select
+from gcxwire import _auto_sample as sampling
 from gcxwire import tokens
 from gcxwire._values import same
 
@@ -220,3 +221,22 @@ def test_a_table_that_repeats_is_not_sampled_in_step_with_it() -> None:
         text = choice.text(name)
         assert text is not None and abs(guess - tokens.count(text)) <= 4 * error
     check(value)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(long_tables())
+def test_row_units_add_up_to_the_whole_count(value: list[dict[str, Any]]) -> None:
+    """Sampling every row, the units and the head count exactly what the whole
+    text counts: a unit is cut only where counts add up, so no sample is biased
+    at its rows' edges."""
+    every = list(range(len(value)))
+    choice = select._Auto(value, "t")
+    json_text = choice.texts["json"]
+    assert json_text is not None
+    texts = {"json": (json_text, sampling.json_rows(value, json_text, every))}
+    gcx_text = choice.text("gcx")
+    if gcx_text is not None:
+        texts["gcx"] = (gcx_text, sampling.gcx_rows(gcx_text, len(value), every))
+    for text, units in texts.values():
+        if units is not None and units.fixed_var == 0:
+            assert units.fixed + sum(units.units) == tokens.count(text)
