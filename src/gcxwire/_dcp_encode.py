@@ -102,14 +102,17 @@ def encode(
             )
     if schema is None and text_key is None and style.dumps is dumps_valid:
         domain = domain or key or _DEFAULT_DOMAIN
-        flat = _flat_table(items, domain, style)
+
+        def head(schema: DcpSchema) -> str:
+            line = _header(schema, schema.id, list(schema.fields), style, level)
+            if members is None:
+                return line
+            check_value(members)
+            return _metadata_line(records, key or "", schema.domain, style) + "\n" + line
+
+        flat = _flat_table(items, domain, style, head)
         if flat is not None:
-            schema, body = flat
-            out = [_header(schema, schema.id, list(schema.fields), style, level), body]
-            if members is not None:
-                check_value(members)
-                out.insert(0, _metadata_line(records, key or "", schema.domain, style))
-            return "\n".join(out)
+            return flat
     if schema is None:
         schema = infer_schema(
             items,
@@ -139,8 +142,11 @@ def encode(
 # --- columns and rows ------------------------------------------------------------------------
 
 
-def _flat_table(items: list[Any], domain: str, style: Style) -> tuple[DcpSchema, str] | None:
-    """The inferred schema and row lines of records the ``dcp_rows`` leaf takes, or None.
+def _flat_table(
+    items: list[Any], domain: str, style: Style, head: Callable[[DcpSchema], str]
+) -> str | None:
+    """The text of records the ``dcp_rows`` leaf takes (``head`` writes the lines above the
+    rows for the inferred schema), or None.
 
     For records holding no object, inference is the keys in first-seen order, every one a
     field; for records whose objects all have one shape, a field per leaf named by its dot
@@ -159,12 +165,13 @@ def _flat_table(items: list[Any], domain: str, style: Style) -> tuple[DcpSchema,
         # is a fresh allocation), then a row per line: every "],[" between two rows is
         # replaced when the count shows no cell holds one.
         text = orjson.dumps(rows)
-        body = dcp_lines(text, len(rows))
-        if body is None:
-            body = "\n".join([orjson.dumps(row).decode() for row in rows])
     except orjson.JSONEncodeError:  # a lone surrogate
         return None
-    return DcpSchema(id=f"{domain}:v1", fields=names), body
+    top = head(DcpSchema(id=f"{domain}:v1", fields=names))
+    lines = dcp_lines(text, len(rows), top)
+    if lines is None:
+        lines = "\n".join([top, *(orjson.dumps(row).decode() for row in rows)])
+    return lines
 
 
 @dataclass

@@ -154,38 +154,187 @@ cdef object _dcp_shaped_rows(list items, object absent):
     return tuple(names), rows
 
 
-def dcp_lines(bytes text, Py_ssize_t rows, /):
-    """orjson's text of a list of ``rows`` (>= 1) lists as one line per row, or
-    None when ``],[`` occurs more than ``rows - 1`` times (a cell holds it)."""
-    cdef Py_ssize_t size = len(text), count = 0
-    cdef const char *data = text
-    cdef char *buf
-    cdef char *at
-    cdef char *end
+cdef extern from "Python.h":
+    Py_ssize_t _copy_chars "PyUnicode_CopyCharacters"(
+        object to, Py_ssize_t at, object source, Py_ssize_t start, Py_ssize_t count
+    ) except -1
+
+
+cdef inline bint _tail(const unsigned char *s, Py_ssize_t i, Py_ssize_t n, int k):
+    # ``k`` continuation bytes follow at ``i``.
+    cdef int m
+    if i + k > n:
+        return False
+    for m in range(k):
+        if (s[i + m] & 0xC0) != 0x80:
+            return False
+    return True
+
+
+cdef inline Py_ssize_t _next_char(const unsigned char *s, Py_ssize_t i, Py_ssize_t n,
+                                  Py_UCS4 *c):
+    # The character at ``i`` into ``c``; the next offset, or -1 when the bytes there
+    # are not strict UTF-8.
+    cdef unsigned char b = s[i]
+    if b < 0x80:
+        c[0] = b
+        return i + 1
+    if 0xC2 <= b < 0xE0 and _tail(s, i + 1, n, 1):
+        c[0] = ((b & 0x1F) << 6) | (s[i + 1] & 0x3F)
+        return i + 2
+    if 0xE0 <= b < 0xF0 and _tail(s, i + 1, n, 2):
+        c[0] = ((b & 0x0F) << 12) | ((s[i + 1] & 0x3F) << 6) | (s[i + 2] & 0x3F)
+        if c[0] < 0x800 or 0xD800 <= c[0] < 0xE000:  # overlong, or a surrogate
+            return -1
+        return i + 3
+    if 0xF0 <= b < 0xF5 and _tail(s, i + 1, n, 3):
+        c[0] = ((b & 0x07) << 18) | ((s[i + 1] & 0x3F) << 12) | (
+            (s[i + 2] & 0x3F) << 6) | (s[i + 3] & 0x3F)
+        if c[0] < 0x10000 or c[0] > 0x10FFFF:
+            return -1
+        return i + 4
+    return -1
+
+
+cdef inline bint _ascii8(const unsigned char *s, Py_ssize_t i, Py_ssize_t n):
+    # The 8 bytes at ``i`` are all ASCII.
+    cdef uint64_t word
+    if i + 8 > n:
+        return False
+    memcpy(&word, s + i, 8)
+    return (word & 0x8080808080808080ULL) == 0
+
+
+# One loop per width, so each writes its unit type without a switch per character;
+# runs of ASCII are widened 8 bytes at a time.
+cdef bint _decode_ucs4(Py_UCS4 *out, const unsigned char *s, Py_ssize_t n):
+    cdef Py_ssize_t i = 0, k
+    cdef Py_UCS4 c
+    while i < n:
+        if _ascii8(s, i, n):
+            for k in range(8):
+                out[k] = s[i + k]
+            out += 8
+            i += 8
+            continue
+        i = _next_char(s, i, n, &c)
+        if i < 0:
+            return False
+        out[0] = c
+        out += 1
+    return True
+
+
+cdef bint _decode_ucs2(Py_UCS2 *out, const unsigned char *s, Py_ssize_t n):
+    cdef Py_ssize_t i = 0, k
+    cdef Py_UCS4 c
+    while i < n:
+        if _ascii8(s, i, n):
+            for k in range(8):
+                out[k] = s[i + k]
+            out += 8
+            i += 8
+            continue
+        i = _next_char(s, i, n, &c)
+        if i < 0 or c > 0xFFFF:
+            return False
+        out[0] = <Py_UCS2>c
+        out += 1
+    return True
+
+
+cdef bint _decode_ucs1(Py_UCS1 *out, const unsigned char *s, Py_ssize_t n):
+    cdef Py_ssize_t i = 0
+    cdef Py_UCS4 c
+    while i < n:
+        i = _next_char(s, i, n, &c)
+        if i < 0 or c > 0xFF:
+            return False
+        out[0] = <Py_UCS1>c
+        out += 1
+    return True
+
+
+cdef void _char_offsets(const unsigned char *s, Py_ssize_t *offsets, Py_ssize_t count):
+    # Rising byte offsets into UTF-8 ``s`` made character offsets, in place.
+    cdef Py_ssize_t k, i, at = 0, chars = 0
+    for k in range(count):
+        for i in range(at, offsets[k]):
+            chars += (s[i] & 0xC0) != 0x80
+        at = offsets[k]
+        offsets[k] = chars
+
+
+def dcp_lines(bytes text, Py_ssize_t rows, str head, /):
+    """``head``, a line feed, then orjson's text of a list of ``rows`` (>= 1)
+    lists as one line per row; None when ``],[`` occurs more than ``rows - 1``
+    times (a cell holds it)."""
+    cdef Py_ssize_t size = len(text), n = size - 2, h = len(head), i, count = 0, found = 0
+    cdef const unsigned char *s = <const unsigned char *>(<const char *>text) + 1
+    cdef unsigned char b, top = 0
+    cdef Py_UCS4 widest = PyUnicode_MAX_CHAR_VALUE(head)
+    cdef Py_ssize_t *seps
+    cdef bint ok
+    cdef int kind
+    cdef void *data
+    cdef const char *at
+    cdef const char *end
     if size < 2 or rows < 1:
         return None
-    buf = <char *>PyMem_Malloc(size)
-    if buf == NULL:
+    # Where each row ends (the commas of "],[", by memchr), then the characters and the
+    # widest lead byte (a loop the compiler vectorizes).
+    seps = <Py_ssize_t *>PyMem_Malloc(rows * sizeof(Py_ssize_t))
+    if seps == NULL:
         raise MemoryError()
     try:
-        memcpy(buf, data + 1, size - 2)
-        at = buf
-        end = buf + size - 2
+        at = <const char *>s
+        end = at + n
         while at < end:
-            at = <char *>memchr(at, _RBRACKET, end - at)
+            at = <const char *>memchr(at, _RBRACKET, end - at)
             if at == NULL:
                 break
             if end - at >= 3 and at[1] == _COMMA and at[2] == _LBRACKET:
-                count += 1
-                at[1] = _LF
+                if found == rows - 1:
+                    return None
+                seps[found] = at + 1 - <const char *>s
+                found += 1
                 at += 2
             else:
                 at += 1
-        if count != rows - 1:
+        if found != rows - 1:
             return None
-        return buf[:size - 2].decode("utf-8")
+        for i in range(n):
+            count += (s[i] & 0xC0) != 0x80
+            top = s[i] if s[i] > top else top
+        if top >= 0xF0:
+            widest = 0x10FFFF
+        elif top >= 0xC4 and widest < 0xFFFF:
+            widest = 0xFFFF
+        elif top >= 0x80 and widest < 0xFF:
+            widest = 0xFF
+        out = PyUnicode_New(h + 1 + count, widest)
+        kind = PyUnicode_KIND(out)
+        data = PyUnicode_DATA(out)
+        _copy_chars(out, 0, head, 0, h)
+        PyUnicode_WRITE(kind, data, h, _LF)
+        if top < 0x80 and kind == PyUnicode_1BYTE_KIND:
+            memcpy(<char *>data + h + 1, s, n)
+            ok = True
+        elif kind == PyUnicode_4BYTE_KIND:
+            ok = _decode_ucs4(<Py_UCS4 *>data + h + 1, s, n)
+        elif kind == PyUnicode_2BYTE_KIND:
+            ok = _decode_ucs2(<Py_UCS2 *>data + h + 1, s, n)
+        else:
+            ok = _decode_ucs1(<Py_UCS1 *>data + h + 1, s, n)
+        if not ok:  # not UTF-8: Python's decoder says where
+            return head + u"\n" + text[1:-1].replace(b"],[", b"]\n[").decode("utf-8")
+        if top >= 0x80:  # the commas' byte offsets as character offsets
+            _char_offsets(s, seps, found)
+        for i in range(found):
+            PyUnicode_WRITE(kind, data, h + 1 + seps[i], _LF)
+        return out
     finally:
-        PyMem_Free(buf)
+        PyMem_Free(seps)
 
 
 cdef Py_ssize_t _dcp_line_end(const void *data, int kind, Py_ssize_t at, Py_ssize_t size,
@@ -307,7 +456,7 @@ def dcp_records(list rows, names, bint dash, /):
         record = _new_dict(width)
         for j in range(width):
             v = _list_item(<PyObject *>row, j)
-            if dash and _type_of(v) == &_STR and _ulen(v) == 1 and (
+            if dash and _type_of(v) == &_STR and _ulen(v) == 1 and (  # exactly the str "-"
                 PyUnicode_READ(_ukind(v), _udata(v), 0) == _MINUS
             ):
                 continue

@@ -37,6 +37,7 @@ from cpython.ref cimport PyObject
 from cpython.unicode cimport (
     PyUnicode_1BYTE_KIND,
     PyUnicode_2BYTE_KIND,
+    PyUnicode_4BYTE_KIND,
     PyUnicode_DATA,
     PyUnicode_FindChar,
     PyUnicode_FromKindAndData,
@@ -46,8 +47,10 @@ from cpython.unicode cimport (
     PyUnicode_Substring,
     PyUnicode_WRITE,
     Py_UCS1,
+    Py_UCS2,
 )
 from libc.math cimport isfinite, signbit
+from libc.stdint cimport uint64_t
 from libc.string cimport memchr, memcmp, memcpy, memmove, strlen
 
 from ._values import ABSENT, int_to_str, path_join, str_to_int

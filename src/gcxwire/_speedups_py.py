@@ -991,12 +991,13 @@ def _dcp_shaped_rows(
     return tuple(names), rows
 
 
-def dcp_lines(text: bytes, rows: int, /) -> str | None:
-    """orjson's text of a list of ``rows`` (>= 1) lists as one line per row, or
-    None when ``],[`` occurs more than ``rows - 1`` times (a cell holds it)."""
+def dcp_lines(text: bytes, rows: int, head: str, /) -> str | None:
+    """``head``, a line feed, then orjson's text of a list of ``rows`` (>= 1)
+    lists as one line per row; None when ``],[`` occurs more than ``rows - 1``
+    times (a cell holds it)."""
     if len(text) < 2 or rows < 1 or text.count(b"],[") != rows - 1:
         return None
-    return text[1:-1].replace(b"],[", b"]\n[").decode()
+    return head + "\n" + text[1:-1].replace(b"],[", b"]\n[").decode()
 
 
 # A closed JSON string within a line, and what is left of a line without them: its
@@ -1036,6 +1037,10 @@ def dcp_join(text: str, start: int, max_line: int, max_depth: int, /) -> tuple[s
     return f"[{body.replace(chr(10), ',')}]", len(lines)
 
 
+def _dash(value: Any) -> bool:
+    return type(value) is str and value == "-"
+
+
 def dcp_records(
     rows: list[Any], names: Sequence[str], dash: bool, /
 ) -> list[dict[str, Any]] | None:
@@ -1045,7 +1050,7 @@ def dcp_records(
     if set(map(type, rows)) - {list} or set(map(len, rows)) - {len(names)}:
         return None
     if dash and any("-" in row for row in rows):
-        return [{n: v for n, v in zip(names, row) if v != "-"} for row in rows]
+        return [{n: v for n, v in zip(names, row) if not _dash(v)} for row in rows]
     return list(map(dict, map(zip, repeat(names), rows)))
 
 

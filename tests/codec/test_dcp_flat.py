@@ -140,7 +140,7 @@ def test_records_with_objects_of_one_shape_take_the_batch_path() -> None:
         for i in range(3)
     ]
     style = _dcp_encode.STYLES["v0.3"]
-    assert _dcp_encode._flat_table(records, "data", style) is not None
+    assert _dcp_encode._flat_table(records, "data", style, lambda _: "") is not None
     text = dcp.encode(records, dialect="v0.3")
     assert text == _general(records, dialect="v0.3")
     assert text.splitlines()[:2] == [

@@ -834,9 +834,21 @@ def test_dcp_lines_agrees(rows: list[Any]) -> None:
     except TypeError:  # big ints, lone surrogates: never handed to dcp_lines
         assume(False)
     for count in (len(rows), len(rows) + 1):
-        got = outcome(_speedups.dcp_lines, text, count)
-        assert got == outcome(_speedups_py.dcp_lines, text, count)
-    assert _speedups.dcp_lines(b"[]", 0) is None
+        for head in ("H", "\u00e9", "\u4e00", "\U0001f600\ud800"):
+            got = outcome(_speedups.dcp_lines, text, count, head)
+            assert got == outcome(_speedups_py.dcp_lines, text, count, head)
+    assert _speedups.dcp_lines(b"[]", 0, "") is None
+
+
+@need_ext
+@settings(max_examples=60)
+@given(st.binary(max_size=12), st.text(max_size=2))
+def test_dcp_lines_agrees_on_any_bytes(body: bytes, head: str) -> None:
+    # orjson writes only UTF-8, but the leaf's own decoder must judge as Python's does
+    text = b"[" + body + b"]"
+    assert outcome(_speedups.dcp_lines, text, 1, head) == outcome(
+        _speedups_py.dcp_lines, text, 1, head
+    )
 
 
 _JOIN_LINES = st.lists(st.text(alphabet='[]{}",\\01a\n\r', max_size=8), min_size=1, max_size=4)
