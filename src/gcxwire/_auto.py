@@ -11,6 +11,7 @@ close (within ``_MARGIN``) every token is counted.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Callable, Sequence
 from typing import Any, Literal
 
@@ -98,8 +99,10 @@ def encode(
 # - a long list of objects is estimated from the same sampled rows in every
 #   format (_auto_sample: each row an exact unit of each text), so two formats
 #   are compared by the spread of their paired differences, far smaller than
-#   either one's own; when 16 rows cannot decide, 64, then 256... are sampled
-#   (up to just under half of the rows) before any whole text is counted;
+#   either one's own; when 16 rows cannot decide, as many more as their
+#   differences and spreads say would (up to just under half of the rows) are
+#   sampled before any whole text is counted, unless a difference is already
+#   within _MARGIN;
 # - any other long text is estimated from windows of it (tokens.estimate);
 # - a candidate is left out on its estimate only when it is more than _MARGIN
 #   above the best plus the errors Student's t asks for at the sample's size
@@ -246,6 +249,25 @@ class _Auto:
             times = spreads(tokens._WINDOWS)
         return above > _MARGIN * least + times * error
 
+    def next_size(self, size: int, best: str, close: list[str]) -> int | None:
+        """How many rows would decide the race, judged from this sample's
+        differences and spreads (a quarter more, at least twice ``size``);
+        None when one is within the margin already: only counting decides it."""
+        rows = len(self.value)
+        least = self.estimates[best][0]
+        need = 2 * size
+        for name in close:
+            if name == best:
+                continue
+            above, error = paired_difference(self.sampled[name], self.sampled[best])
+            gap = above - _MARGIN * least
+            if gap <= 0:
+                return None
+            target = gap / spreads(2 * size)  # the error that would let ``gap`` decide
+            per_row = error**2 / (1 / size - 1 / rows)  # the variance, less the sample's size
+            need = max(need, math.ceil(1.25 / (target**2 / per_row + 1 / rows)))
+        return need
+
     def near_json(self, name: str) -> bool:
         """Whether ``name``'s estimate leaves JSON's within _VERIFY of it."""
         return bool(self.estimates["json"][0] <= self.estimates[name][0] * (1 + _VERIFY))
@@ -263,12 +285,13 @@ class _Auto:
             best = order[0]
             close = [name for name in order if not self.clearly_worse(name, best)]
             if len(close) > 1 and (not fits or all(n in self.sampled for n in close)):
-                # Undecided on a sample: four times the rows halve its error, at a
-                # fraction of counting whole texts (while under half of the rows).
-                # Only the candidates still in the race are sampled again.
-                grows = isinstance(self.value, list)
-                larger = min(size * _GROWTH, len(self.value) // 2 - 1)
-                if grows and larger > size:
+                # Undecided on a sample: a larger one (up to just under half of the
+                # rows) costs a fraction of counting whole texts. Only the
+                # candidates still in the race are sampled again.
+                larger = self.next_size(size, best, close) if fits else size * _GROWTH
+                if larger is not None and isinstance(self.value, list):
+                    larger = min(larger, len(self.value) // 2 - 1)
+                if larger is not None and larger > size:
                     self.ruled_out.update(name for name in order if name not in close)
                     size = larger
                     fits = self.estimate(size, close)

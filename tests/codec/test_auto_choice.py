@@ -159,7 +159,8 @@ def _quotes(n: int, seed: int = 4) -> list[dict[str, Any]]:
 def test_candidates_a_few_percent_apart_are_told_apart_on_more_rows(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """GCX1 and DCP 4 % apart: 32 sampled rows cannot tell, 512 can; no text counted in full."""
+    """GCX1 and DCP 4 % apart: 16 sampled rows cannot tell, the more rows their
+    spread asks for can; no text counted in full."""
     value = _quotes(2000)
     check(value)
     counted = _counted_lengths(monkeypatch)
