@@ -3,6 +3,7 @@ reference model's reading of a payload next to gcxwire's own."""
 
 from __future__ import annotations
 
+import importlib
 from typing import Any
 
 from gcxwire import gcx
@@ -10,6 +11,11 @@ from gcxwire.gcx import Header
 
 from .. import reference_model
 from ..strategies import same
+
+
+def leaves(twin: str) -> Any:
+    """The speedup leaves of the twin a test runs on (its ``twin`` fixture's id)."""
+    return importlib.import_module("gcxwire._speedups" if twin == "c" else "gcxwire._speedups_py")
 
 
 def roundtrip(value: Any, tool: str = "t") -> str:

@@ -9,7 +9,10 @@ from hypothesis import strategies as st
 
 from gcxwire import _gcx_encode as enc
 from gcxwire import _speedups_py
+from gcxwire._gcx_model import _CRLF, _JSON, _STR
 from gcxwire._values import ABSENT
+
+from .gcx_checks import leaves
 
 _CELL = st.one_of(
     st.none(), st.integers(-5, 12), st.sampled_from(["a", "7", "x7y", "\r\n", "a\rb"])
@@ -78,8 +81,8 @@ def _styles_by_passes(text: str, header: bool, rows: Any, cells: Any, paths: Any
     raw = enc._raw_json(text, header)
     if raw is not None:
         text = raw
-        marks.append((enc._JSON, "raw"))
-    for found, key in ((enc._unguarded, enc._STR), (enc._crlf, enc._CRLF)):
+        marks.append((_JSON, "raw"))
+    for found, key in ((enc._unguarded, _STR), (enc._crlf, _CRLF)):
         got = found(text, header, rows, cells, paths)
         if got is not None:
             text = got[0]
@@ -92,10 +95,12 @@ _STYLED = st.sampled_from(["62", "true", "a\r\nb", ["\\"], {"k": "\\\\x"}, "x", 
 
 @settings(max_examples=40, deadline=None)
 @given(st.lists(st.fixed_dictionaries({"a": _STYLED, "b": _STYLED}), min_size=1, max_size=12))
-def test_cell_styles_match_their_passes(rows: list[dict[str, Any]]) -> None:
+def test_cell_styles_match_their_passes(twin: str, rows: list[dict[str, Any]]) -> None:
     # Also on text with no backslash, which _cell_styles hands back unread.
     paths = [("a",), ("b",)]
-    text = enc.encode_table(rows, ["a", "b"], paths, "GCX1 t", "\n", None)[0]
+    table = leaves(twin).encode_table(rows, ["a", "b"], paths, "GCX1 t", "\n", None)
+    assert table is not None
+    text = table[0]
     for header in (True, False):
         body = text if header else text.split("\n", 1)[1] if "\n" in text else ""
         got = enc._cell_styles(body, header, rows, ["a", "b"], paths)
@@ -117,7 +122,7 @@ def test_rows_of_other_keys_leave_the_uniform_path_before_its_passes(
     assert enc._uniform_table(rows, "t") is None
 
 
-def test_column_prefixes_read_on_as_columns_settle() -> None:
+def test_column_prefixes_read_on_as_columns_settle(twin: str) -> None:
     # Most columns settle in the first rows (no shared prefix left) while an int
     # column stays open: the leaf then reads fewer columns, with the same result.
     rows: list[dict[str, Any]] = []
@@ -134,6 +139,6 @@ def test_column_prefixes_read_on_as_columns_settle() -> None:
         rows.append(row)
     paths = [("a",), ("b",), ("c",), ("d", "e"), ("d", "f"), ("g",), None]
     for least in (0, 3, 12):
-        assert enc.column_prefixes(rows, paths, least) == _speedups_py.column_prefixes(
+        assert leaves(twin).column_prefixes(rows, paths, least) == _speedups_py.column_prefixes(
             rows, paths, least
         )

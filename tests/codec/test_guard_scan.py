@@ -5,8 +5,9 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gcxwire import _gcx_encode as enc
 from gcxwire._gcx_encode import _GUARDED, _has_guard
+
+from .gcx_checks import leaves
 
 # Texts of the characters that make or break a guard at a cell's start.
 _TEXTS = st.lists(
@@ -48,8 +49,8 @@ _MARKED = st.lists(
 
 @settings(max_examples=100, deadline=None)
 @given(_MARKED)
-def test_text_marks_are_the_three_searches(text: str) -> None:
-    doubled, guarded, crlf = enc.text_marks(text)
+def test_text_marks_are_the_three_searches(twin: str, text: str) -> None:
+    doubled, guarded, crlf = leaves(twin).text_marks(text)
     assert doubled == ("\\\\" in text)
     assert guarded == (_GUARDED.search(text) is not None)
     assert crlf == ("\r\\n" in text)
@@ -57,6 +58,6 @@ def test_text_marks_are_the_three_searches(text: str) -> None:
 
 @settings(max_examples=100, deadline=None)
 @given(_MARKED)
-def test_crlf_only_is_every_cr_before_an_lf(text: str) -> None:
+def test_crlf_only_is_every_cr_before_an_lf(twin: str, text: str) -> None:
     bare = text.replace("\r\n", "")
-    assert enc.crlf_only(text) == ("\r" not in bare and "\n" not in bare)
+    assert leaves(twin).crlf_only(text) == ("\r" not in bare and "\n" not in bare)
