@@ -3,7 +3,9 @@ and no hint can be mistaken for a payload."""
 
 from __future__ import annotations
 
+import json
 import re
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -94,6 +96,26 @@ def test_the_cases_use_every_marker_and_every_header_marker_has_a_line() -> None
         assert any(m == key or m.startswith(key + "=") for m in MARKERS), (
             f"header marker {key!r} has no line in gcxwire.mcp.hint.MARKERS"
         )
+
+
+CORPUS = sorted((Path(__file__).parents[2] / "bench" / "cases").glob("*/*.json"))
+# Reserved keys whose hint line is for one value (`is=object`), not for the key.
+_BY_VALUE = ("is", "form", "json", "empty")
+
+
+def test_every_marker_a_recorded_response_is_written_with_has_its_line() -> None:
+    # Read from what the writer emits, not from the expectations above: a new
+    # reserved key, or a new value of one, fails here until the hint explains it.
+    assert len(CORPUS) >= 100
+    for path in CORPUS:
+        text = gcx(json.loads(json.loads(path.read_text(encoding="utf-8"))["input"]))
+        markers = set(hint_markers(text))
+        for line in text.split("\n"):
+            for token in line.split()[1:] if line.startswith("GCX1 ") else ():
+                key, _, value = token.partition("=")
+                if key in _gcx_model._CONTROL:
+                    wanted = f"{key}={value}" if key in _BY_VALUE else key
+                    assert wanted in markers, f"{path.name}: {token} is not in its hint"
 
 
 def test_a_plain_table_gets_no_line_for_markers_it_does_not_use() -> None:
