@@ -143,7 +143,7 @@ def test_depth_exceeds_matches_a_character_loop(text: str, limit: int) -> None:
     assert depth_exceeds(text, limit) == (_depth_by_hand(text) > limit)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(st.text(alphabet='0123456789\\"a', max_size=40), st.integers(-1, 6))
 def test_long_number_finds_what_the_digit_run_regex_finds(text: str, limit: int) -> None:
     found = digit_run(limit).search(text) if limit > 0 else None
