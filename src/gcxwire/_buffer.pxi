@@ -230,13 +230,60 @@ cdef const char *_HEX = b"0123456789abcdef"
 cdef const char *_SHORT = b"btn?fr"  # JSON's short escapes of bytes 8 (\b) to 13 (\r)
 
 
+cdef bint _put_json_wide(_Buf *b, PyObject *s) except -1:
+    # _put_json_str into a wider buffer: False for a str wider than the buffer
+    # (no widening here, so a cell rolled back leaves the buffer as it was)
+    # and for a lone surrogate (orjson refuses it; dumps_cell writes it).
+    cdef int kind = _ukind(s), k = b.kind
+    cdef Py_ssize_t n = _ulen(s), i, j
+    cdef const void *d = _udata(s)
+    cdef unsigned int u  # a number: Cython treats a Py_UCS4 as a character
+    if kind > k:
+        return False
+    _reserve(b, 7 * n + 2)  # a control character takes 7: \\u001f
+    j = b.len
+    PyUnicode_WRITE(k, b.data, j, _QUOTE)
+    j += 1
+    for i in range(n):
+        u = PyUnicode_READ(kind, d, i)
+        if u >= _SPACE and u != _QUOTE and u != _BACKSLASH:
+            if 0xD800 <= u <= 0xDFFF:
+                return False
+            PyUnicode_WRITE(k, b.data, j, u)
+            j += 1
+            continue
+        PyUnicode_WRITE(k, b.data, j, _BACKSLASH)  # JSON's backslash, doubled for the cell
+        PyUnicode_WRITE(k, b.data, j + 1, _BACKSLASH)
+        j += 2
+        if u == _QUOTE:
+            PyUnicode_WRITE(k, b.data, j, _QUOTE)
+            j += 1
+        elif u == _BACKSLASH:
+            PyUnicode_WRITE(k, b.data, j, _BACKSLASH)
+            PyUnicode_WRITE(k, b.data, j + 1, _BACKSLASH)
+            j += 2
+        elif u == _BACKSPACE or u == _TAB or u == _LF or u == _FORMFEED or u == _CR:
+            PyUnicode_WRITE(k, b.data, j, <Py_UCS1>_SHORT[u - _BACKSPACE])
+            j += 1
+        else:
+            PyUnicode_WRITE(k, b.data, j, _LOWER_U)  # u00XX
+            PyUnicode_WRITE(k, b.data, j + 1, _ZERO)
+            PyUnicode_WRITE(k, b.data, j + 2, _ZERO)
+            PyUnicode_WRITE(k, b.data, j + 3, <Py_UCS1>_HEX[u >> 4])
+            PyUnicode_WRITE(k, b.data, j + 4, <Py_UCS1>_HEX[u & 15])
+            j += 5
+    PyUnicode_WRITE(k, b.data, j, _QUOTE)
+    b.len = j + 1
+    return True
+
+
 cdef bint _put_json_str(_Buf *b, PyObject *s) except -1:
     cdef Py_ssize_t n = _ulen(s), i
     cdef const Py_UCS1 *d
     cdef Py_UCS1 *o
     cdef Py_UCS1 u
     if _ukind(s) != PyUnicode_1BYTE_KIND or b.kind != PyUnicode_1BYTE_KIND:
-        return False
+        return _put_json_wide(b, s)
     if not _uascii(s):
         b.wide = True
     d = <const Py_UCS1 *>_udata(s)

@@ -127,3 +127,15 @@ def test_style_patches_and_rewrites_a_wide_table() -> None:
     assert both(rows, ["a", "b"], [("a",), ("b",)], "h", "\n", None)[2] == frozenset("b")
     rows = [{"a": "\u0416", "b": 1}] * 16 + [{"a": "\U0001f525", "b": None}] * 10
     assert both(rows, ["a", "b"], [("a",), ("b",)], None, "", None)[1] is True
+
+
+@need_ext
+@pytest.mark.parametrize("first", ["x", "\u0416", "\U0001f525"])
+def test_json_cells_in_buffers_of_each_width(first: str) -> None:
+    # Every Latin-1 character (controls, quote, backslash), wide text and lone
+    # surrogates in JSON cells written after a cell of each width.
+    latin1 = "".join(map(chr, range(256)))
+    for text in (latin1, "\u4e2d\u0416", "\U0001f525\u4e2d", "a\ud800", "\udc00", "\u2028"):
+        value = [text, {text: [text, -1, None]}, 2**63 - 1, True]
+        rows = [{"a": first, "b": value}, {"a": 1, "b": {"k": value}}]
+        both(rows, ["a", "b"], [("a",), ("b",)], "h", "\n", None)
