@@ -160,15 +160,8 @@ cdef extern from "Python.h":
     ) except -1
 
 
-cdef inline bint _tail(const unsigned char *s, Py_ssize_t i, Py_ssize_t n, int k):
-    # ``k`` continuation bytes follow at ``i``.
-    cdef int m
-    if i + k > n:
-        return False
-    for m in range(k):
-        if (s[i + m] & 0xC0) != 0x80:
-            return False
-    return True
+cdef inline bint _cont(unsigned char b):
+    return (b & 0xC0) == 0x80
 
 
 cdef inline Py_ssize_t _next_char(const unsigned char *s, Py_ssize_t i, Py_ssize_t n,
@@ -179,21 +172,25 @@ cdef inline Py_ssize_t _next_char(const unsigned char *s, Py_ssize_t i, Py_ssize
     if b < 0x80:
         c[0] = b
         return i + 1
-    if 0xC2 <= b < 0xE0 and _tail(s, i + 1, n, 1):
+    if b < 0xE0:
+        if b < 0xC2 or i + 1 >= n or not _cont(s[i + 1]):
+            return -1
         c[0] = ((b & 0x1F) << 6) | (s[i + 1] & 0x3F)
         return i + 2
-    if 0xE0 <= b < 0xF0 and _tail(s, i + 1, n, 2):
+    if b < 0xF0:
+        if i + 2 >= n or not (_cont(s[i + 1]) and _cont(s[i + 2])):
+            return -1
         c[0] = ((b & 0x0F) << 12) | ((s[i + 1] & 0x3F) << 6) | (s[i + 2] & 0x3F)
         if c[0] < 0x800 or 0xD800 <= c[0] < 0xE000:  # overlong, or a surrogate
             return -1
         return i + 3
-    if 0xF0 <= b < 0xF5 and _tail(s, i + 1, n, 3):
-        c[0] = ((b & 0x07) << 18) | ((s[i + 1] & 0x3F) << 12) | (
-            (s[i + 2] & 0x3F) << 6) | (s[i + 3] & 0x3F)
-        if c[0] < 0x10000 or c[0] > 0x10FFFF:
-            return -1
-        return i + 4
-    return -1
+    if b >= 0xF5 or i + 3 >= n or not (_cont(s[i + 1]) and _cont(s[i + 2]) and _cont(s[i + 3])):
+        return -1
+    c[0] = ((b & 0x07) << 18) | ((s[i + 1] & 0x3F) << 12) | (
+        (s[i + 2] & 0x3F) << 6) | (s[i + 3] & 0x3F)
+    if c[0] < 0x10000 or c[0] > 0x10FFFF:
+        return -1
+    return i + 4
 
 
 cdef inline bint _ascii8(const unsigned char *s, Py_ssize_t i, Py_ssize_t n):
