@@ -29,6 +29,7 @@ def gcx(value: Any) -> str:
 CASES: list[tuple[str, set[str]]] = [
     (gcx(ROWS), {"gcx", "flat"}),
     (gcx({"total": 4, "items": ROWS}), {"of", "flat"}),
+    (gcx({"of": 1, "items": ROWS}), {"of", "data-key"}),
     (gcx({"a": 1, "b": "x y"}), {"is=object"}),
     (
         gcx(

@@ -16,6 +16,7 @@ import orjson
 
 from .. import _auto
 from .._gcx_decode import _parse_header
+from .._gcx_model import _CONTROL
 from ..errors import DecodeError
 
 __all__ = ["HINT_OPENING", "MARKERS", "hint_markers", "is_hint", "reading_hint"]
@@ -82,6 +83,7 @@ MARKERS: Final[dict[str, str]] = {
         " [x; a lone \\ is an absent key."
     ),
     "words": "tru\\e, fals\\e and nul\\l are the words true, false and null as text.",
+    "data-key": "A header pair \\of=1 is a member named of holding 1, not the marker of=.",
     "dcp": (
         'DCP: the ["$S",schema,name,...] line names the columns; each array after it is one'
         " row, values in that order."
@@ -182,6 +184,8 @@ def _gcx_markers(text: str) -> Iterator[str]:
                 yield f"{key}={value}"
             elif key in ("prefix", "template"):
                 yield key
+            elif key.startswith("\\") and key[1:] in _CONTROL:  # a data member named like one
+                yield "data-key"
         if header.constants:
             yield "constant"
     if _starts_cell(_GUARD, text):
