@@ -39,3 +39,11 @@ def test_the_examples_show_every_header_marker() -> None:
         for token in line.split()[1:]
     }
     assert [key for key in _gcx_model._CONTROL if key not in keys] == []
+
+
+@pytest.mark.parametrize("style", ["empty=none", "float=zz", "flat=zz", "flat=b,zz"])
+def test_the_styles_the_doc_says_readers_ignore_read_as_without_them(style: str) -> None:
+    rows = "1\t2\n3"
+    assert gcx.decode(f"GCX1 tool=t fields=a,b.c {style}\n{rows}") == gcx.decode(
+        f"GCX1 tool=t fields=a,b.c{' flat=b' if 'b,' in style else ''}\n{rows}"
+    )
