@@ -668,6 +668,19 @@ def _source_text(value: Any) -> str | None:
     return None
 
 
+_SOURCE_NAME: dict[str, bool] = {}
+
+
+def _may_be_source(name: str) -> bool:
+    # Whether a template may name this column: no placeholder-breaking character (cached).
+    ok = _SOURCE_NAME.get(name)
+    if ok is None:
+        ok = bool(name) and not _PLACEHOLDER_BAD.intersection(name)
+        if len(_SOURCE_NAME) < _CACHE_SIZE:
+            _SOURCE_NAME[name] = ok
+    return ok
+
+
 def _templates(
     rows: Sequence[Any],
     fields: Sequence[str],
@@ -685,37 +698,59 @@ def _templates(
     the derived value, so an absent key could not be told from it), and a
     derived column is no source, nor a source a derived column.
     """
-    if not rows or set(map(type, rows)) != {dict}:
+    if not rows or list(map(type, rows)).count(dict) != len(rows):
         return {}
     skip = set(held)
     first = rows[0]
-    texts: list[str | None] = []
-    for name, path in zip(fields, paths, strict=True):
-        text = None
-        if name not in skip and not _PLACEHOLDER_BAD.intersection(name) and name:
-            text = _source_text(_at(first, path))
-        texts.append(text or None)
+    starts = [first.get(p[0], ABSENT) if len(p) == 1 else _at(first, p) for p in paths]
+    # Only a long first string can be derived: most tables have no target at all.
+    targets = [
+        k
+        for k, start in enumerate(starts)
+        if type(start) is str and len(start) >= _TEMPLATE_MIN and fields[k] not in skip
+    ]
+    if not targets:
+        return {}
+    texts: list[str | None] = [
+        (_source_text(start) or None) if name not in skip and _may_be_source(name) else None
+        for name, start in zip(fields, starts, strict=True)
+    ]
     found: dict[int, Derived] = {}
     sources: set[int] = set()
     if cols is None:  # each column read once, whichever candidates ask for it
         cols = _Columns(rows)
-    for k, (name, path) in enumerate(zip(fields, paths, strict=True)):
-        start = _at(first, path)
-        if k in sources or name in skip or type(start) is not str or len(start) < _TEMPLATE_MIN:
+    for k in targets:
+        if k in sources:
             continue
+        start = starts[k]
+        path = paths[k]
+        # A header token holds no whitespace: the text around the placeholder must
+        # lie after the first space and before the last (found once, not per slice).
+        space = _SPACE.search(start)
+        first_space = space.start() if space is not None else len(start)
+        space = _SPACE.search(start[::-1]) if space is not None else None
+        last_space = len(start) - 1 - space.start() if space is not None else -1
         best: tuple[int, int, int, str, str] | None = None  # (matches, source length, …)
         for s, text in enumerate(texts):
-            if text is None or s == k or s in found:
+            # Only a source whose first cell the target's holds can be its placeholder.
+            if text is None or s == k or s in found or text not in start:
                 continue
-            for at in {start.find(text), start.rfind(text)} - {-1}:
+            left, right = start.find(text), start.rfind(text)
+            for at in (left,) if left == right else {left, right} - {-1}:  # its order, as before
+                if first_space < at or last_space >= at + len(text):
+                    continue
                 before, after = start[:at], start[at + len(text) :]
-                if _SPACE.search(before) or _SPACE.search(after):
-                    continue  # a header token holds no whitespace
-                matches = _follow(rows, path, paths[s], before, after, best[0] if best else 0, cols)
+                # Row 0 follows its own template: one row is one match.
+                matches = (
+                    1
+                    if len(rows) == 1
+                    else _follow(rows, path, paths[s], before, after, best[0] if best else 0, cols)
+                )
                 if matches and (best is None or (matches, len(text)) > best[:2]):
                     best = (matches, len(text), s, before, after)
         if best is None:
             continue
+        name = fields[k]
         _, _, s, before, after = best
         # It pays when the cells it blanks (as they would be written: after a
         # prefix) are twice the template's length; rows not following it keep theirs.
@@ -759,22 +794,49 @@ def _follow(
     """
     size = len(rows)
     need = max(beat + 1, min(size, _TEMPLATE_ROWS), (size + 1) // 2)
-    if size > 2 * _PROBES:  # a template half the rows follow holds in half of a spread sample
-        probed = [rows[i * size // _PROBES] for i in range(_PROBES)]
-        if _follow(probed, path, source, before, after, 0) == 0:
-            return 0
+    # A template half the rows follow holds in half of a spread sample.
+    if size > 2 * _PROBES and not _probes_follow(rows, path, source, before, after):
+        return 0
     if cols is None:
         cols = _Columns(rows)
     values = cols.values(path)
-    if any(value is ABSENT for value in values):
-        return 0
-    count = sum(
-        1
-        for value, text in zip(values, cols.texts(source), strict=True)
-        if type(value) is str and text is not None and value == before + text + after
-    )
+    length = len(before) + len(after)
+    misses = 0
+    allowed = size - need  # one more miss and `need` cannot be reached
+    for value, text in zip(values, cols.texts(source), strict=True):
+        if value is ABSENT:
+            return 0
+        if (
+            type(value) is not str
+            or text is None
+            or len(value) != length + len(text)
+            or value != before + text + after
+        ):
+            misses += 1
+            if misses > allowed:
+                return 0
     # Short of `need`, with some row not following: what a row-by-row stop would say.
-    return 0 if count < need and count < size else count
+    return size - misses
+
+
+def _probes_follow(
+    rows: Sequence[dict[str, Any]], path: Path, source: Path, before: str, after: str
+) -> bool:
+    # Whether half of _PROBES spread rows hold the template and none lacks the column.
+    size = len(rows)
+    misses = 0
+    for i in range(_PROBES):
+        row = rows[i * size // _PROBES]
+        value = _at(row, path)
+        if value is ABSENT:
+            return False
+        got = _at(row, source)
+        text = got if type(got) is str else int_to_str(got) if type(got) is int else None
+        if type(value) is not str or text is None or value != before + text + after:
+            misses += 1
+            if misses > _PROBES // 2:
+                return False
+    return True
 
 
 def _template_text(name: str, source: str, before: str, after: str) -> str:

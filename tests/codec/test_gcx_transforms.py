@@ -711,6 +711,32 @@ def test_no_template_for_few_rows_or_when_a_row_lacks_the_column() -> None:
     assert "template=" not in roundtrip(rows)
 
 
+def test_template_text_around_the_placeholder_holds_no_whitespace() -> None:
+    # The search finds a cell's first and last space once; a space inside the
+    # placeholder's own text is allowed, one in the fixed text on either side is not.
+    names = ["oct cat", "hu bot", "mona lisa", "de funkt"]
+    inside = [{"n": n, "u": f"https://x.test/people/{n}/page"} for n in names]
+    assert "template=u=https://x.test/people/{n}/page" in roundtrip(inside)
+    for around in ("https://x.test/a b/{}/page", "https://x.test/{} /page", " https://x.test/{}"):
+        rows = [{"n": n.replace(" ", "_"), "u": around.format(n.replace(" ", "_"))} for n in names]
+        assert "template=" not in roundtrip(rows), around
+
+
+def test_template_needs_half_the_rows_however_they_break_it() -> None:
+    # The count stops once too many rows break it: the same answer as counting all.
+    for size in (3, 4, 17, 40):
+        for broken in range(size):
+            tail = "/page/" + "x" * 30  # long enough to pay on three rows
+            rows = [{"n": f"u{i}", "u": f"https://x.test/people/u{i}{tail}"} for i in range(size)]
+            for r in rows[size - broken :]:
+                r["u"] = "https://elsewhere.test/" + r["n"]
+            follow = size - broken
+            expect = follow >= max(min(size, 3), (size + 1) // 2)
+            if size > 16:  # the spread sample must hold it too
+                expect = expect and sum(i * size // 8 < follow for i in range(8)) >= 4
+            assert ("template=u=" in roundtrip(rows)) is expect, (size, broken)
+
+
 def test_a_record_writes_its_members_derived_from_another_once() -> None:
     url = "https://api.github.com/repos/octokit-fixture-org/hello-world"
     repo = {"id": 1, "url": url, "forks_url": url + "/forks", "keys_url": url + "/keys{/key_id}"}
