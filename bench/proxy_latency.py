@@ -1,13 +1,15 @@
 """What a result re-encoding proxy adds to a tool call, gcxwire beside mcp-compressor.
 
 Starts the same real MCP server (tests/proxy/servers/table_server.py, its
-``rows_text`` tool: pretty JSON text of n rows) three ways: bare, behind
-``gcxwire proxy`` and behind ``mcp-compressor --toonify`` (PyPI, the ``bench``
-dependency group). Each is driven over stdio by one plain JSON-RPC client, so
-the client's cost is the same for all three. Reports, per row count:
+``rows_text`` tool: pretty JSON text of n rows) four ways: bare, behind
+``gcxwire proxy``, behind ``bench/stdio_floor.py`` (a pass-through asyncio
+relay: the floor of any Python stdio proxy, one process hop each way) and
+behind ``mcp-compressor --toonify`` (PyPI, the ``bench`` dependency group).
+Each is driven over stdio by one plain JSON-RPC client, so the client's cost
+is the same for all. Reports, per row count:
 
 - added p50: the median, over rounds, of a call's time behind the proxy minus
-  the bare server's call in the same round (the three sessions run side by
+  the bare server's call in the same round (the sessions run side by
   side and take turns call by call, the order rotating, so a burst of load on
   a shared machine lands on all of them alike);
 - proxy CPU per call: CPU time of the proxy's processes (not the server's),
@@ -46,6 +48,8 @@ def setups() -> dict[str, list[str]]:
     out = {
         "bare": SERVER,
         "gcxwire": [sys.executable, "-m", "gcxwire.proxy", "--", *SERVER],
+        # a pass-through asyncio relay: what one more process hop costs here
+        "asyncio floor": [sys.executable, str(ROOT / "bench" / "stdio_floor.py"), "--", *SERVER],
     }
     compressor = shutil.which("mcp-compressor")
     if compressor:
