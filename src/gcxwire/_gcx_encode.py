@@ -755,11 +755,14 @@ def _templates(
         # It pays when the cells it blanks (as they would be written: after a
         # prefix) are twice the template's length; rows not following it keep theirs.
         cut = len(prefixes.get(k, ""))
-        blanked = sum(
-            len(value) - cut
-            for value, text in zip(cols.values(path), cols.texts(paths[s]), strict=True)
-            if type(value) is str and text is not None and value == before + text + after
-        )
+        if len(rows) == 1:  # the one row follows its own template
+            blanked = len(start) - cut
+        else:
+            blanked = sum(
+                len(value) - cut
+                for value, text in zip(cols.values(path), cols.texts(paths[s]), strict=True)
+                if type(value) is str and text is not None and value == before + text + after
+            )
         cost = 2 * (len(before) + len(after) + len(fields[s]) + 2)
         if len(rows) < _TEMPLATE_ROWS:  # the header's repeated name, shared by few cells
             cost = (cost + 2 * (len(name) + len(_TEMPLATE) + 2) // len(rows)) * 3 // 4
@@ -904,7 +907,10 @@ def _derive_record(
         (_TEMPLATE, _template_text(keys[k], keys[s], before, after))
         for k, (s, before, after) in templates.items()
     ]
-    return _drop_derived([obj], paths, templates)[0], pairs
+    record = obj.copy()  # its one row follows each template: every derived member goes
+    for k in templates:
+        del record[keys[k]]
+    return record, pairs
 
 
 def _columnar(value: Any) -> list[dict[str, Any]] | None:
