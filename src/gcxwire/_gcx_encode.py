@@ -698,7 +698,9 @@ def _templates(
     the derived value, so an absent key could not be told from it), and a
     derived column is no source, nor a source a derived column.
     """
-    if not rows or list(map(type, rows)).count(dict) != len(rows):
+    # Every row must be a dict, but a look at each is not needed: a row that is
+    # not reads as absent, and _follow counts nothing where a row lacks the column.
+    if not rows or type(rows[0]) is not dict:
         return {}
     skip = set(held)
     first = rows[0]

@@ -7,13 +7,14 @@ sections, rows and columns; unmarked string cells read as the same strings.
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from typing import Any
 
 import orjson
 import pytest
 from hypothesis import strategies as st
 
-from gcxwire import gcx
+from gcxwire import _gcx_encode, gcx
 from gcxwire.errors import DecodeError, EncodeValueError
 
 from .. import reference_model
@@ -720,6 +721,19 @@ def test_template_text_around_the_placeholder_holds_no_whitespace() -> None:
     for around in ("https://x.test/a b/{}/page", "https://x.test/{} /page", " https://x.test/{}"):
         rows = [{"n": n.replace(" ", "_"), "u": around.format(n.replace(" ", "_"))} for n in names]
         assert "template=" not in roundtrip(rows), around
+
+
+def test_no_template_when_a_row_is_not_a_dict() -> None:
+    # The search looks only at the first row's type: any other row that is not
+    # exactly a dict reads as lacking the column, so nothing is derived.
+    fields = ["login", "id", "followers_url"]
+    paths = [(f,) for f in fields]
+    assert _gcx_encode._templates(USERS, fields, paths, (), {}) != {}
+    for other in ("octocat", None, OrderedDict(USERS[3])):
+        for at in (0, 3, len(USERS) - 1):
+            rows: list[Any] = list(USERS)
+            rows[at] = other
+            assert _gcx_encode._templates(rows, fields, paths, (), {}) == {}, (other, at)
 
 
 def test_template_needs_half_the_rows_however_they_break_it() -> None:
