@@ -12,23 +12,15 @@ from __future__ import annotations
 from typing import Any
 
 from ._dcp_schema import unwrap
+from ._gcx_cell_styles import _cell_styles
 from ._gcx_decode import _marker, _of_path, _parse_header
-from ._gcx_encode import (
-    _cell_styles,
-    _cut_prefixes,
-    _drop_derived,
-    _field_text,
-    _grouped_names,
-    _header_start,
-    _meta_text,
-    _name_list,
-    _prefix_text,
-    _style_pairs,
-    _template_text,
-    _tool_text,
-    _write_object,
-)
+from ._gcx_groups import _grouped_names
+from ._gcx_header import _field_text, _header_start, _meta_text, _name_list, _tool_text
 from ._gcx_model import _FLAT, _FORM, _IS, _OF, _PREFIX, _SPACE, _TEMPLATE, Header
+from ._gcx_plan import _style_pairs
+from ._gcx_prefix import _cut_prefixes, _prefix_text
+from ._gcx_record import _write_object
+from ._gcx_template import _drop_derived, _template_text
 from ._impl import encode_table, escape, format_cell
 from ._layout_model import UNSET, Layout, per_layout
 from .errors import DecodeError, EncodeError, EncodeValueError

@@ -13,7 +13,8 @@ from typing import Any, Literal
 
 from . import _layout_gcx
 from ._gcx_decode import _build, _Lines, _sections
-from ._gcx_encode import _encode_typed, _field_text, _header_line, _tool_text, go_readable
+from ._gcx_encode import _encode_typed, go_readable
+from ._gcx_header import _field_text, _header_line, _tool_text
 from ._gcx_model import _NO_FLOATS, Header, Section
 from ._impl import encode_row
 from ._json import RawNumber, go_marshal, loads_exact

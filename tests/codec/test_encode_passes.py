@@ -7,8 +7,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gcxwire import _gcx_encode as enc
-from gcxwire import _speedups_py
+from gcxwire import _gcx_cell_styles, _gcx_columns, _gcx_section, _gcx_template, _speedups_py
 from gcxwire._gcx_model import _CRLF, _JSON, _STR
 from gcxwire._values import ABSENT
 
@@ -29,14 +28,14 @@ _PATH = st.lists(st.sampled_from(["a", "b"]), min_size=1, max_size=3).map(tuple)
 @settings(max_examples=60)
 @given(st.lists(_ROW, max_size=12), _PATH)
 def test_a_column_is_each_rows_value_at_the_path(rows: list[Any], path: tuple[str, ...]) -> None:
-    assert enc._column(rows, path) == [enc._at(row, path) for row in rows]
+    assert _gcx_columns._column(rows, path) == [_gcx_columns._at(row, path) for row in rows]
 
 
 @settings(max_examples=60)
 @given(st.text(alphabet="\r\nab", max_size=12))
 def test_crlf_only_is_no_lone_cr_or_lf(text: str) -> None:
     bare = text.replace("\r\n", "")
-    assert enc._crlf_only(text) == ("\r" not in bare and "\n" not in bare)
+    assert _gcx_cell_styles._crlf_only(text) == ("\r" not in bare and "\n" not in bare)
 
 
 def _follow_by_rows(
@@ -45,13 +44,17 @@ def _follow_by_rows(
     # The row-by-row count _follow stood for: 0 at a row lacking the column or
     # once the rows left cannot reach the rows needed.
     size = len(rows)
-    need = max(beat + 1, min(size, enc._TEMPLATE_ROWS), (size + 1) // 2)
+    need = max(beat + 1, min(size, _gcx_template._TEMPLATE_ROWS), (size + 1) // 2)
     count = 0
     for i, row in enumerate(rows):
-        value = enc._at(row, path)
+        value = _gcx_columns._at(row, path)
         if value is ABSENT:
             return 0
-        text = enc._source_text(enc._at(row, source)) if type(value) is str else None
+        text = (
+            _gcx_template._source_text(_gcx_columns._at(row, source))
+            if type(value) is str
+            else None
+        )
         if text is not None and value == before + text + after:
             count += 1
         elif count + size - i - 1 < need:
@@ -72,17 +75,17 @@ def _follow_by_rows(
 )
 def test_follow_counts_as_a_row_by_row_walk(rows: list[dict[str, Any]], beat: int) -> None:
     args = (rows, ("u",), ("n",), "u/", "", beat)
-    assert enc._follow(*args) == _follow_by_rows(*args)
+    assert _gcx_template._follow(*args) == _follow_by_rows(*args)
 
 
 def _styles_by_passes(text: str, header: bool, rows: Any, cells: Any, paths: Any) -> Any:
     # _cell_styles as each pass runs in turn, with no shortcut before them.
     marks = []
-    raw = enc._raw_json(text, header)
+    raw = _gcx_cell_styles._raw_json(text, header)
     if raw is not None:
         text = raw
         marks.append((_JSON, "raw"))
-    for found, key in ((enc._unguarded, _STR), (enc._crlf, _CRLF)):
+    for found, key in ((_gcx_cell_styles._unguarded, _STR), (_gcx_cell_styles._crlf, _CRLF)):
         got = found(text, header, rows, cells, paths)
         if got is not None:
             text = got[0]
@@ -103,7 +106,7 @@ def test_cell_styles_match_their_passes(twin: str, rows: list[dict[str, Any]]) -
     text = table[0]
     for header in (True, False):
         body = text if header else text.split("\n", 1)[1] if "\n" in text else ""
-        got = enc._cell_styles(body, header, rows, ["a", "b"], paths)
+        got = _gcx_cell_styles._cell_styles(body, header, rows, ["a", "b"], paths)
         assert got == _styles_by_passes(body, header, rows, ["a", "b"], paths)
 
 
@@ -117,9 +120,9 @@ def test_rows_of_other_keys_leave_the_uniform_path_before_its_passes(
     def never(*args: Any) -> Any:
         raise AssertionError("searched a table the writer refuses")
 
-    monkeypatch.setattr(enc, "_prefixes", never)
-    monkeypatch.setattr(enc, "_templates", never)
-    assert enc._uniform_table(rows, "t") is None
+    monkeypatch.setattr(_gcx_section, "_prefixes", never)
+    monkeypatch.setattr(_gcx_section, "_templates", never)
+    assert _gcx_section._uniform_table(rows, "t") is None
 
 
 def test_column_prefixes_read_on_as_columns_settle(twin: str) -> None:

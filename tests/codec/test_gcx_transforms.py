@@ -14,7 +14,7 @@ import orjson
 import pytest
 from hypothesis import strategies as st
 
-from gcxwire import _gcx_encode, gcx
+from gcxwire import _gcx_template, gcx
 from gcxwire.errors import DecodeError, EncodeValueError
 
 from .. import reference_model
@@ -728,12 +728,12 @@ def test_no_template_when_a_row_is_not_a_dict() -> None:
     # exactly a dict reads as lacking the column, so nothing is derived.
     fields = ["login", "id", "followers_url"]
     paths = [(f,) for f in fields]
-    assert _gcx_encode._templates(USERS, fields, paths, (), {}) != {}
+    assert _gcx_template._templates(USERS, fields, paths, (), {}) != {}
     for other in ("octocat", None, OrderedDict(USERS[3])):
         for at in (0, 3, len(USERS) - 1):
             rows: list[Any] = list(USERS)
             rows[at] = other
-            assert _gcx_encode._templates(rows, fields, paths, (), {}) == {}, (other, at)
+            assert _gcx_template._templates(rows, fields, paths, (), {}) == {}, (other, at)
 
 
 def test_template_needs_half_the_rows_however_they_break_it() -> None:

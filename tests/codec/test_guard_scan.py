@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gcxwire._gcx_encode import _GUARDED, _has_guard
+from gcxwire._gcx_cell_styles import _GUARDED, _has_guard
 
 from .gcx_checks import leaves
 

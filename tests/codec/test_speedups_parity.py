@@ -609,19 +609,19 @@ LIST_ROWS = st.lists(
 
 @given(st.one_of(LIST_ROWS, LIST_ROWS.map(lambda rows: rows[:1] * 3)))
 def test_uniform_table_writes_what_the_general_path_writes(rows: list[Any]) -> None:
-    from gcxwire import _gcx_encode
+    from gcxwire import _gcx_header, _gcx_plan, _gcx_section
 
-    tool = _gcx_encode._tool_text("t")
+    tool = _gcx_header._tool_text("t")
     try:
-        fast = _gcx_encode._uniform_table(rows, tool)
+        fast = _gcx_section._uniform_table(rows, tool)
     except Exception as exc:  # then the general path fails the same way
         fast = f"{type(exc).__name__}: {exc}"
     if fast is None:
         return
     try:
-        fields = _gcx_encode._table_fields(rows, "$")
+        fields = _gcx_plan._table_fields(rows, "$")
         assert fields is not None
-        table = _gcx_encode._section(rows, fields, "$", tool, None, (), (tool, "", 0))
+        table = _gcx_section._section(rows, fields, "$", tool, None, (), (tool, "", 0))
         assert table is not None
         general = table[2]
     except Exception as exc:
@@ -678,7 +678,7 @@ OBJECTS = st.dictionaries(
 def test_object_members_fast_path_writes_what_the_general_path_writes(value: Any) -> None:
     from unittest import mock
 
-    from gcxwire import _gcx_encode, gcx
+    from gcxwire import _gcx_record, gcx
 
     def encoded() -> str:
         try:
@@ -687,7 +687,7 @@ def test_object_members_fast_path_writes_what_the_general_path_writes(value: Any
             return f"{type(exc).__name__}: {exc} at {getattr(exc, 'path', None)}"
 
     fast = encoded()
-    with mock.patch.object(_gcx_encode, "_uniform_section", lambda rows, path, below=None: None):
+    with mock.patch.object(_gcx_record, "_uniform_section", lambda rows, path, below=None: None):
         assert encoded() == fast
 
 

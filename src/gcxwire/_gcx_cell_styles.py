@@ -1,0 +1,221 @@
+"""Column styles found in a written table: `str=`, `crlf=` and `json=raw`."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from ._gcx_columns import _PROBES, Path, _at, _column
+from ._gcx_header import _name_list
+from ._gcx_model import (
+    _CRLF,
+    _JSON,
+    _STR,
+)
+from ._impl import (
+    crlf_only,
+    text_marks,
+)
+from ._values import ABSENT, NUMBER
+
+
+def _cell_styles(
+    text: str,
+    header: bool,
+    rows: Sequence[dict[str, Any]],
+    cells: Sequence[str],
+    paths: Sequence[Path | None],
+) -> tuple[str, list[tuple[str, str]]]:
+    """The written rows in the cell styles that pay, and their marks (`json=raw`, `str=`...)."""
+    marks: list[tuple[str, str]] = []
+    # Each style drops a backslash (`\\` in JSON, a guard's, `\r\n`'s): text with
+    # none has nothing to drop. A one-character search is a memchr; two-character
+    # searches scan at ~1 ns a character (65 µs on symbols-500, 600 on issues-500).
+    if "\\" not in text:
+        return text, marks
+    # One leaf pass says which passes can find anything. Neither pass changes what
+    # the next one looks for: json=raw rewrites only JSON cells, which start with
+    # `[` or `{` and hold no raw CR; str= only cells that read as numbers or words.
+    doubled, guarded, crlf_seen = text_marks(text)
+    raw = _raw_json(text, header) if doubled else None
+    if raw is not None:  # JSON cells as JSON: `json=raw` says their backslashes are single
+        text = raw
+        marks.append((_JSON, "raw"))
+    unguarded = _unguarded(text, header, rows, cells, paths) if guarded else None
+    if unguarded is not None:  # `str=a,b`: these columns' number-like strings unguarded
+        text, names_text = unguarded
+        marks.append((_STR, names_text))
+    crlf = _crlf(text, header, rows, cells, paths) if crlf_seen else None
+    if crlf is not None:  # `crlf=body`: this column's line breaks are all CR LF, written \n
+        text, names_text = crlf
+        marks.append((_CRLF, names_text))
+    return text, marks
+
+
+# `str=` names a column when it drops this many guards from its cells.
+_STR_MIN = 4
+
+
+_GUARDED = re.compile(r"(?:^|\t)(?:\\[-0-9]|tru\\e|fals\\e|nul\\l)", re.MULTILINE)
+
+
+_UNGUARD = {"tru\\e": "true", "fals\\e": "false", "nul\\l": "null"}
+
+
+def _has_guard(text: str) -> bool:
+    """Whether a cell of the text starts with a guard: ``_GUARDED.search(text)``, found faster.
+
+    That regex starts with an alternation (line start or TAB), so the engine
+    tries it at every position (122 ms on a 5.7 MB issues payload); the
+    ``text_marks`` leaf looks only at backslashes.
+    """
+    return text_marks(text)[1]
+
+
+def _unguarded(
+    text: str,
+    header: bool,
+    rows: Sequence[dict[str, Any]],
+    cells: Sequence[str],
+    paths: Sequence[Path | None],
+) -> tuple[str, str] | None:
+    """The rows with guards dropped in columns that hold only strings, and their `str=` list.
+
+    A string that reads as a number or a word is written ``\\62``, ``tru\\e``
+    (§3); in a column where every value is a string, ``str=`` says so once and
+    its cells drop the guard. None when no column drops ``_STR_MIN`` guards.
+    """
+    if not _has_guard(text):
+        return None
+    lines = text.split("\n")
+    body = lines[1:] if header else lines
+    split = [line.split("\t") for line in body]
+    counts = [0] * len(cells)
+    for row_cells in split:
+        for k, cell in enumerate(row_cells):
+            if cell in _UNGUARD or (cell[:1] == "\\" and cell[1:2] in _DIGITS_MINUS):
+                counts[k] += 1
+    chosen = [
+        k
+        for k, n in enumerate(counts)
+        if n >= _STR_MIN
+        and (path := paths[k]) is not None
+        and all(type(v) is str or v is ABSENT for v in (_at(row, path) for row in rows))
+    ]
+    if not chosen:
+        return None
+    for row_cells in split:
+        for k in chosen:
+            if k < len(row_cells):
+                cell = row_cells[k]
+                if cell in _UNGUARD:
+                    row_cells[k] = _UNGUARD[cell]
+                elif cell[:1] == "\\" and NUMBER.fullmatch(cell, 1):
+                    row_cells[k] = cell[1:]
+    body = ["\t".join(c) for c in split]
+    out = "\n".join([lines[0], *body] if header else body)
+    return out, _name_list(cells[k] for k in chosen)
+
+
+_DIGITS_MINUS = frozenset("-0123456789")
+
+
+# `crlf=` names a column when it drops this many raw CRs from its cells.
+_CRLF_MIN = 4
+
+
+def _crlf(
+    text: str,
+    header: bool,
+    rows: Sequence[dict[str, Any]],
+    cells: Sequence[str],
+    paths: Sequence[Path | None],
+) -> tuple[str, str] | None:
+    """The rows without the CR of each CR LF in columns where every line break is CR LF.
+
+    Text written with Windows line ends keeps a raw CR before each ``\\n``; in
+    a column of strings whose every CR starts a CR LF and every LF ends one,
+    ``crlf=`` says so once and the cells write ``\\n`` alone. None when no
+    column drops ``_CRLF_MIN`` CRs.
+    """
+    if "\r\\n" not in text:
+        return None
+    chosen: list[int] = []
+    size = len(rows)
+    lines = text.split("\n")
+    held = _cr_cells(lines, 1 if header else 0)
+    for k, path in enumerate(paths):
+        if path is None or k >= len(cells) or k not in held:
+            continue
+        # A spread sample first: one non-string or lone CR/LF there rules the column out.
+        sample = [_at(rows[i * size // _PROBES], path) for i in range(min(size, _PROBES))]
+        if not all(v is ABSENT or (type(v) is str and _crlf_only(v)) for v in sample):
+            continue
+        values = [v for v in _column(rows, path) if v is not ABSENT]
+        if any(type(v) is not str for v in values):
+            continue
+        joined = " ".join(values)  # the space keeps a CR and the next cell's LF apart
+        if crlf_only(joined) and joined.count("\r") >= _CRLF_MIN:  # each CR is a CR LF
+            chosen.append(k)
+    if not chosen:
+        return None
+    for i in range(1 if header else 0, len(lines)):
+        if "\r" in lines[i]:
+            row_cells = lines[i].split("\t")
+            for k in chosen:
+                if k < len(row_cells) and row_cells[k][:1] not in ('"', "[", "{"):
+                    row_cells[k] = row_cells[k].replace("\r\\n", "\\n")
+            lines[i] = "\t".join(row_cells)
+    return "\n".join(lines), _name_list(cells[k] for k in chosen)
+
+
+def _cr_cells(lines: list[str], start: int) -> set[int]:
+    """The cell indexes that hold a raw CR in some of the lines from ``start``.
+
+    Only a string's cell keeps its CRs raw (a JSON cell writes ``\\r``), so a
+    column whose strings hold CR LFs is among them; the others need no look at
+    their rows. A few C searches a line, not a split.
+    """
+    found: set[int] = set()
+    for i in range(start, len(lines)):
+        line = lines[i]
+        at = line.find("\r")
+        while at >= 0:
+            found.add(line.count("\t", 0, at))
+            end = line.find("\t", at)
+            at = -1 if end < 0 else line.find("\r", end)
+    return found
+
+
+def _crlf_only(text: str) -> bool:
+    # Whether every CR in the text starts a CR LF and every LF ends one (a leaf:
+    # str.count("\r\n") scans at ~1 ns a character).
+    return crlf_only(text)
+
+
+# `json=raw` costs its header token; it is written when it drops this many backslashes.
+_RAW_JSON_MIN = 4
+
+
+def _raw_json(text: str, header: bool) -> str | None:
+    """The row lines with each JSON cell's backslashes single again, or None if few are doubled.
+
+    A JSON text holds no TAB or LF, so escaping a JSON cell only doubled its
+    backslashes; a cell that starts with ``[`` or ``{`` is always a JSON
+    literal (a string starting so is written ``\\[``).
+    """
+    if "\\\\" not in text:
+        return None
+    lines = text.split("\n")
+    dropped = 0
+    for i in range(1 if header else 0, len(lines)):
+        line = lines[i]
+        if "\\\\" in line:
+            cells = line.split("\t")
+            for k, cell in enumerate(cells):
+                if cell[:1] in ("[", "{") and "\\\\" in cell:
+                    dropped += cell.count("\\\\")
+                    cells[k] = cell.replace("\\\\", "\\")
+            lines[i] = "\t".join(cells)
+    return "\n".join(lines) if dropped >= _RAW_JSON_MIN else None

@@ -1,0 +1,60 @@
+"""Column access for the writer's searches: a value at a path, row by row."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from ._values import ABSENT, int_to_str
+
+Path = tuple[str, ...]
+
+
+def _at(row: Any, path: Path) -> Any:
+    for key in path:
+        if type(row) is not dict:
+            return ABSENT
+        row = row.get(key, ABSENT)
+    return row
+
+
+def _column(rows: Sequence[Any], path: Path) -> list[Any]:
+    """``[_at(row, path) for row in rows]`` in one walk (a call per row cost most passes)."""
+    if len(path) == 1:
+        key = path[0]
+        return [row.get(key, ABSENT) if type(row) is dict else ABSENT for row in rows]
+    if len(path) == 2:
+        outer, inner = path
+        heads = [row.get(outer, ABSENT) if type(row) is dict else ABSENT for row in rows]
+        return [v.get(inner, ABSENT) if type(v) is dict else ABSENT for v in heads]
+    return [_at(row, path) for row in rows]
+
+
+def _source_texts(values: Iterable[Any]) -> list[str | None]:
+    # _source_text of each value.
+    return [v if type(v) is str else int_to_str(v) if type(v) is int else None for v in values]
+
+
+class _Columns:
+    """A section's columns, each read from its rows once and kept while the passes ask."""
+
+    def __init__(self, rows: Sequence[Any]) -> None:
+        self.rows = rows
+        self._values: dict[Path, list[Any]] = {}
+        self._texts: dict[Path, list[str | None]] = {}
+
+    def values(self, path: Path) -> list[Any]:
+        got = self._values.get(path)
+        if got is None:
+            got = self._values[path] = _column(self.rows, path)
+        return got
+
+    def texts(self, path: Path) -> list[str | None]:
+        # Each row's _source_text at the path.
+        got = self._texts.get(path)
+        if got is None:
+            got = self._texts[path] = _source_texts(self.values(path))
+        return got
+
+
+_PROBES = 8  # rows of a long table a candidate template is tried on first

@@ -1,0 +1,93 @@
+"""Prefixed columns (`prefix=name=text`): the shared start of a column's strings, written once."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from ._gcx_columns import Path
+from ._gcx_header import _name_text
+from ._gcx_model import (
+    _SPACE,
+)
+from ._impl import (
+    column_prefixes,
+    escape,
+)
+from ._values import ABSENT
+
+# A prefix is written once per column only when it is this long and its column
+# holds this many strings: shorter or rarer ones cost more header than they save.
+_PREFIX_MIN = 12
+
+
+_PREFIX_ROWS = 3
+
+
+def _prefixes(
+    rows: Sequence[Any], fields: Sequence[str], paths: Sequence[Path], constants: dict[str, str]
+) -> dict[int, str]:
+    """Columns whose strings share a long ``…/`` prefix: column index -> that prefix.
+
+    The prefix is common to every string of the column (so none lacks it), ends
+    at a ``/`` and leaves each string a suffix of two path segments at least
+    (``issues/12``, not ``12``), so the cell still says what it is. Only
+    columns of strings and non-strings (null, numbers, absent) qualify; a JSON
+    array or object in the column rules it out.
+    """
+    if len(rows) < _PREFIX_ROWS or set(map(type, rows)) != {dict}:
+        return {}
+    found: dict[int, str] = {}
+    wanted = [None if name in constants else path for name, path in zip(fields, paths, strict=True)]
+    for k, shared in enumerate(column_prefixes(rows, wanted, _PREFIX_MIN)):  # one pass, a leaf
+        if shared is not None and shared[2] >= _PREFIX_ROWS:
+            text = _common_prefix(shared[0], shared[1])
+            if text is not None:
+                found[k] = text
+    return found
+
+
+def _common_prefix(first: str, n: int) -> str | None:
+    # The prefix to write for a column whose strings share first[:n] (first the least).
+    cut = first.rfind("/", 0, n)
+    if cut < 0:
+        return None
+    back = first.rfind("/", 0, cut)  # keep one more segment in the cell: `issues/12`
+    scheme = first.find("://")
+    if back >= 0 and (scheme < 0 or back > scheme + 2):
+        cut = back
+    text = first[: cut + 1]
+    if len(text) < _PREFIX_MIN or _SPACE.search(text):
+        return None
+    return text
+
+
+def _prefix_text(name: str, prefix: str) -> str:
+    # `prefix=name=text`: the name as a field list writes it (its `=` escaped), then the text.
+    return escape(_name_text(name)) + "=" + escape(prefix)
+
+
+def _cut_prefixes(
+    rows: Sequence[dict[str, Any]], paths: Sequence[Path], prefixes: dict[int, str]
+) -> list[dict[str, Any]]:
+    """Copies of the rows, each prefixed string cut to its suffix (objects on the way copied)."""
+    out: list[dict[str, Any]] = []
+    for row in rows:
+        row = dict(row)
+        for k, text in prefixes.items():
+            target: dict[str, Any] | None = row
+            path = paths[k]
+            for key in path[:-1]:
+                assert target is not None
+                inner = target.get(key)
+                if type(inner) is not dict:
+                    target = None
+                    break
+                target[key] = inner = dict(inner)
+                target = inner
+            if target is not None:
+                value = target.get(path[-1], ABSENT)
+                if type(value) is str:
+                    target[path[-1]] = value[len(text) :]
+        out.append(row)
+    return out

@@ -1,0 +1,289 @@
+"""Derived columns (`template=name=text{source}text`): cells another column of a row spells out."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from ._gcx_columns import _PROBES, Path, _at, _Columns
+from ._gcx_header import _CACHE_SIZE, _name_text
+from ._gcx_model import (
+    _SPACE,
+    _TEMPLATE,
+)
+from ._gcx_prefix import _PREFIX_ROWS
+from ._impl import (
+    escape,
+)
+from ._values import ABSENT, int_to_str, too_many_digits
+
+# A column is derived from another (`template=`) only when this many rows and
+# at least half of its rows follow the template, and its cells there are long.
+_TEMPLATE_ROWS = 3
+
+
+_TEMPLATE_MIN = 12
+
+
+# Cell text a template may repeat: a source column's name holds none of these.
+_PLACEHOLDER_BAD = frozenset("{}\\=,")
+
+
+# A derived column: (source column index, text before, text after the source's).
+Derived = tuple[int, str, str]
+
+
+def _source_text(value: Any) -> str | None:
+    # What a source cell puts into a template: a string, or an int's digits.
+    if type(value) is str:
+        return value
+    if type(value) is int and not too_many_digits(value):  # else its cell reports it
+        return int_to_str(value)
+    return None
+
+
+_SOURCE_NAME: dict[str, bool] = {}
+
+
+def _may_be_source(name: str) -> bool:
+    # Whether a template may name this column: no placeholder-breaking character (cached).
+    ok = _SOURCE_NAME.get(name)
+    if ok is None:
+        ok = bool(name) and not _PLACEHOLDER_BAD.intersection(name)
+        if len(_SOURCE_NAME) < _CACHE_SIZE:
+            _SOURCE_NAME[name] = ok
+    return ok
+
+
+def _templates(
+    rows: Sequence[Any],
+    fields: Sequence[str],
+    paths: Sequence[Path],
+    held: Iterable[str],
+    prefixes: dict[int, str],
+    cols: _Columns | None = None,
+) -> dict[int, Derived]:
+    """Columns that repeat another column's text inside a fixed one: index -> derivation.
+
+    ``…/users/octocat/followers`` beside ``login`` = ``octocat`` is
+    ``template=followers_url=…/users/{login}/followers``; the rows then leave
+    that cell blank. The template is the first row's; rows that do not follow
+    it keep their cell. Every row must hold the column (a blank cell there is
+    the derived value, so an absent key could not be told from it), and a
+    derived column is no source, nor a source a derived column.
+    """
+    # Every row must be a dict, but a look at each is not needed: a row that is
+    # not reads as absent, and _follow counts nothing where a row lacks the column.
+    if not rows or type(rows[0]) is not dict:
+        return {}
+    skip = set(held)
+    first = rows[0]
+    starts = [first.get(p[0], ABSENT) if len(p) == 1 else _at(first, p) for p in paths]
+    # Only a long first string can be derived: most tables have no target at all.
+    targets = [
+        k
+        for k, start in enumerate(starts)
+        if type(start) is str and len(start) >= _TEMPLATE_MIN and fields[k] not in skip
+    ]
+    if not targets:
+        return {}
+    texts: list[str | None] = [
+        (_source_text(start) or None) if name not in skip and _may_be_source(name) else None
+        for name, start in zip(fields, starts, strict=True)
+    ]
+    found: dict[int, Derived] = {}
+    sources: set[int] = set()
+    if cols is None:  # each column read once, whichever candidates ask for it
+        cols = _Columns(rows)
+    for k in targets:
+        if k in sources:
+            continue
+        start = starts[k]
+        path = paths[k]
+        # A header token holds no whitespace: the text around the placeholder must
+        # lie after the first space and before the last (found once, not per slice).
+        space = _SPACE.search(start)
+        first_space = space.start() if space is not None else len(start)
+        space = _SPACE.search(start[::-1]) if space is not None else None
+        last_space = len(start) - 1 - space.start() if space is not None else -1
+        best: tuple[int, int, int, str, str] | None = None  # (matches, source length, …)
+        for s, text in enumerate(texts):
+            # Only a source whose first cell the target's holds can be its placeholder.
+            if text is None or s == k or s in found or text not in start:
+                continue
+            left, right = start.find(text), start.rfind(text)
+            for at in (left,) if left == right else {left, right} - {-1}:  # its order, as before
+                if first_space < at or last_space >= at + len(text):
+                    continue
+                before, after = start[:at], start[at + len(text) :]
+                # Row 0 follows its own template: one row is one match.
+                matches = (
+                    1
+                    if len(rows) == 1
+                    else _follow(rows, path, paths[s], before, after, best[0] if best else 0, cols)
+                )
+                if matches and (best is None or (matches, len(text)) > best[:2]):
+                    best = (matches, len(text), s, before, after)
+        if best is None:
+            continue
+        name = fields[k]
+        _, _, s, before, after = best
+        # It pays when the cells it blanks (as they would be written: after a
+        # prefix) are twice the template's length; rows not following it keep theirs.
+        cut = len(prefixes.get(k, ""))
+        if len(rows) == 1:  # the one row follows its own template
+            blanked = len(start) - cut
+        else:
+            blanked = sum(
+                len(value) - cut
+                for value, text in zip(cols.values(path), cols.texts(paths[s]), strict=True)
+                if type(value) is str and text is not None and value == before + text + after
+            )
+        cost = 2 * (len(before) + len(after) + len(fields[s]) + 2)
+        if len(rows) < _TEMPLATE_ROWS:  # the header's repeated name, shared by few cells
+            cost = (cost + 2 * (len(name) + len(_TEMPLATE) + 2) // len(rows)) * 3 // 4
+        if blanked >= cost:
+            found[k] = (s, before, after)
+            sources.add(s)
+    # A derived column keeps its prefix only for the three strings a prefix needs.
+    for k, (s, before, after) in found.items():
+        if k in prefixes:
+            kept = 0
+            for value, text in zip(cols.values(paths[k]), cols.texts(paths[s]), strict=True):
+                if type(value) is str and (text is None or value != before + text + after):
+                    kept += 1
+            if kept < _PREFIX_ROWS:
+                del prefixes[k]
+    return found
+
+
+def _follow(
+    rows: Sequence[dict[str, Any]],
+    path: Path,
+    source: Path,
+    before: str,
+    after: str,
+    beat: int,
+    cols: _Columns | None = None,
+) -> int:
+    """How many rows hold ``before + source text + after`` at ``path``.
+
+    0 when a row lacks the column, or as soon as the rest of the rows cannot
+    give more than ``beat`` matches, ``_TEMPLATE_ROWS`` and half of the rows.
+    """
+    size = len(rows)
+    need = max(beat + 1, min(size, _TEMPLATE_ROWS), (size + 1) // 2)
+    # A template half the rows follow holds in half of a spread sample.
+    if size > 2 * _PROBES and not _probes_follow(rows, path, source, before, after):
+        return 0
+    if cols is None:
+        cols = _Columns(rows)
+    values = cols.values(path)
+    length = len(before) + len(after)
+    misses = 0
+    allowed = size - need  # one more miss and `need` cannot be reached
+    for value, text in zip(values, cols.texts(source), strict=True):
+        if value is ABSENT:
+            return 0
+        if (
+            type(value) is not str
+            or text is None
+            or len(value) != length + len(text)
+            or value != before + text + after
+        ):
+            misses += 1
+            if misses > allowed:
+                return 0
+    # Short of `need`, with some row not following: what a row-by-row stop would say.
+    return size - misses
+
+
+def _probes_follow(
+    rows: Sequence[dict[str, Any]], path: Path, source: Path, before: str, after: str
+) -> bool:
+    # Whether half of _PROBES spread rows hold the template and none lacks the column.
+    size = len(rows)
+    misses = 0
+    for i in range(_PROBES):
+        row = rows[i * size // _PROBES]
+        value = _at(row, path)
+        if value is ABSENT:
+            return False
+        got = _at(row, source)
+        text = got if type(got) is str else int_to_str(got) if type(got) is int else None
+        if type(value) is not str or text is None or value != before + text + after:
+            misses += 1
+            if misses > _PROBES // 2:
+                return False
+    return True
+
+
+def _template_text(name: str, source: str, before: str, after: str) -> str:
+    # `template=name=before{source}after`: literal braces in the text are `\{` `\}`.
+    def literal(text: str) -> str:
+        return escape(text).replace("{", "\\{").replace("}", "\\}")
+
+    return f"{escape(_name_text(name))}={literal(before)}{{{escape(source)}}}{literal(after)}"
+
+
+def _drop_derived(
+    rows: Sequence[dict[str, Any]],
+    paths: Sequence[Path],
+    templates: dict[int, Derived],
+    cols: _Columns | None = None,
+) -> list[dict[str, Any]]:
+    """The rows without each cell its template gives (those rows, and objects on the way, copied).
+
+    A source is never derived, so which cells go is read off the rows as given.
+    """
+    if cols is None:
+        cols = _Columns(rows)
+    drops = [
+        (
+            paths[k],
+            [
+                text is not None and value == before + text + after
+                for value, text in zip(cols.values(paths[k]), cols.texts(paths[s]), strict=True)
+            ],
+        )
+        for k, (s, before, after) in templates.items()
+    ]
+    out: list[dict[str, Any]] = []
+    if len(drops) == 1 and len(drops[0][0]) == 1:  # the common case: one top-level member
+        key, dropped = drops[0][0][0], drops[0][1]
+        for row, drop in zip(rows, dropped, strict=True):
+            if drop:
+                row = row.copy()
+                del row[key]
+            out.append(row)
+        return out
+    for i, row in enumerate(rows):
+        hit = [path for path, dropped in drops if dropped[i]]
+        if hit:
+            row = dict(row)
+            for path in hit:
+                target = row
+                for key in path[:-1]:
+                    target[key] = inner = dict(target[key])
+                    target = inner
+                del target[path[-1]]
+        out.append(row)
+    return out
+
+
+def _derive_record(
+    obj: dict[str, Any], keys: list[str]
+) -> tuple[dict[str, Any], list[tuple[str, str]]]:
+    """A one-row record without the members a template gives, and those templates."""
+    paths: list[Path] = [(k,) for k in keys]
+    templates = _templates([obj], keys, paths, (), {})
+    if not templates:
+        return obj, []
+    pairs = [
+        (_TEMPLATE, _template_text(keys[k], keys[s], before, after))
+        for k, (s, before, after) in templates.items()
+    ]
+    record = obj.copy()  # its one row follows each template: every derived member goes
+    for k in templates:
+        del record[keys[k]]
+    return record, pairs
