@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from typing import Any, Final
 
 from ._gcx_model import _FLAT_DEPTH
-from ._impl import attach_items, escape, format_cell
+from ._impl import attach_items, escape, format_cell, split_column
 from ._values import ABSENT
 from .errors import DecodeError, EncodeError
 
@@ -101,6 +101,9 @@ def split(
     member beside it, or when the lists hold fewer than two items in all.
     """
     key, mark = path[-1], path[-1] + MARK
+    if len(path) == 1:  # a column of the table: a leaf does the rows
+        found = split_column(rows, key, mark, link)
+        return None if found is None or len(found[1]) < _MIN_ITEMS else found
     out: list[dict[str, Any]] = []
     items: list[dict[str, Any]] = []
     size = 0

@@ -55,6 +55,7 @@ text_marks = _twin.text_marks
 crlf_only = _twin.crlf_only
 scan_style = _twin.scan_style
 shared_keys = _twin.shared_keys
+split_column = _twin.split_column
 unescape = _twin.unescape
 
 

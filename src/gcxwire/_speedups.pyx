@@ -24,6 +24,8 @@ code lives in the included parts, one job each:
   _rows_decode.pxi   whole sections: decode_rows, nest_rows, attach_items,
                      add_templates
   _dcp_rows.pxi      DCP: a batch's positional rows and their lines
+  _child_rows.pxi    per-row work of the planning passes: a list column moved
+                     out to a child section
 """
 
 import math
@@ -120,6 +122,7 @@ __all__ = [
     "dcp_records",
     "text_marks",
     "crlf_only",
+    "split_column",
 ]
 
 cdef object _ABSENT = ABSENT
@@ -177,3 +180,4 @@ include "_columns.pxi"
 include "_table_encode.pxi"
 include "_rows_decode.pxi"
 include "_dcp_rows.pxi"
+include "_child_rows.pxi"

@@ -52,6 +52,7 @@ __all__ = [
     "dcp_records",
     "text_marks",
     "crlf_only",
+    "split_column",
 ]
 
 _UNESCAPED = {"t": "\t", "n": "\n"}
@@ -1095,3 +1096,49 @@ def crlf_only(text: str, /) -> bool:
         raise TypeError(_NOT_TEXT.format(type(text).__name__))
     pairs = text.count("\r\n")
     return text.count("\r") == pairs == text.count("\n")
+
+
+def split_column(
+    rows: Iterable[Any], key: str, mark: str, link: str, /
+) -> tuple[list[Any], list[dict[Any, Any]], int] | None:
+    """The rows with list column ``key`` moved out: (rows, items, JSON size), or None.
+
+    Each row that holds ``key`` is copied with ``key`` dropped and ``mark``
+    (last) holding its list's length (None for null); each list item is
+    copied as ``{link: row number, **item}``; the size is the length of the
+    JSON cells the lists would have been. None when a row holds something
+    else there (a scalar, a non-object or empty item, an item holding
+    ``link``, a value JSON cannot carry) or holds ``mark`` beside it.
+    """
+    out: list[Any] = []
+    items: list[dict[Any, Any]] = []
+    size = 0
+    for i, row in enumerate(rows):
+        if type(row) is not dict or key not in row:
+            if type(row) is dict and mark in row:
+                return None
+            out.append(row)
+            continue
+        if mark in row:
+            return None
+        value = row[key]
+        count: int | None
+        if value is None:
+            count = None
+        elif type(value) is list:
+            for item in value:
+                if type(item) is not dict or not item or link in item:
+                    return None
+                items.append({link: i, **item})
+            try:
+                size += len(format_cell(value))
+            except EncodeError:
+                return None
+            count = len(value)
+        else:
+            return None
+        row = row.copy()
+        del row[key]
+        row[mark] = count
+        out.append(row)
+    return out, items, size
