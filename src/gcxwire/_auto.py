@@ -21,6 +21,7 @@ from . import dcp, gcx, tokens
 from ._auto_sample import (
     RowSample,
     dcp_rows,
+    first_section_end,
     gcx_rows,
     json_rows,
     paired_difference,
@@ -146,6 +147,7 @@ class _Auto:
         # name -> its units of the sampled rows: the same rows in every format
         self.sampled: dict[str, RowSample] = {}
         self.sections = False  # GCX1 wrote child sections: estimated apart from its rows
+        self.first_section: int | None = None  # where GCX1's first section ends, once found
         self.ruled_out: set[str] = set()  # clearly worse on an earlier, smaller sample
 
     def text(self, name: str) -> str | None:
@@ -195,8 +197,10 @@ class _Auto:
         text = self.text(name)
         if text is None:
             return None
-        self.sections = "\nGCX1" in text
-        return gcx_rows(text, len(self.value), picked)
+        if self.first_section is None:
+            self.first_section = first_section_end(text)
+        self.sections = self.first_section < len(text)
+        return gcx_rows(text, len(self.value), picked, self.first_section)
 
     def estimate(self, size: int = _SAMPLE_ROWS, among: Sequence[str] = _ORDER) -> bool:
         """Estimates of the candidates ``among``; False when a sample of ``size``
@@ -311,6 +315,10 @@ class _Auto:
             if best == "json" or _decodes_to(text, self.value, self.json_bytes):
                 return text
             refused.add(best)  # not exact after all: choose among the others
+            if self.ruled_out:  # they were ruled out against ``best``: back in the race
+                self.ruled_out.clear()
+                size = _SAMPLE_ROWS
+                fits = self.estimate(size, [name for name in _ORDER if name not in refused])
 
 
 def _decodes_to(text: str, value: Any, value_json: bytes | None = None) -> bool:

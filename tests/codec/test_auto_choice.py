@@ -129,6 +129,23 @@ def test_a_candidate_that_fails_its_check_leaves_the_race(monkeypatch: pytest.Mo
     assert same(value, select.decode(chosen))
 
 
+def test_a_winner_that_fails_its_check_brings_back_what_it_ruled_out() -> None:
+    """DCP has the fewest tokens here but does not read back exactly (a big int
+    among mixed cells); JSON, ruled out against DCP's estimate, must be back in
+    the race when DCP leaves it: GCX1 (1027 tokens) was sent for JSON's 969."""
+    kinds: list[dict[str, Any]] = [
+        {"id": None, "name": {"id": -2890462, "name": None, "": None}},
+        {"id": {"id": None}, "name": None},
+        {"id": {}, "name": []},
+        {"id": [{}, 5757, "a,b"], "name": {}},
+        {"id": "a,b", "name": {"¢oÒ#ûÅ": "\U0007f6feñÚ𪝬\x8aÐlæ", "´\x9c\x99": False, "of": "el"}},
+        {"id": {}, "name": []},
+        {"name": {"of": None}, "id": 187_894_671_434_461_011_438_632_697_856},
+        {"name": {}},
+    ]
+    check([dict(kinds[i % 8], n=i) for i in range(50)])
+
+
 def test_rows_the_sample_missed_are_noticed() -> None:
     """One giant row between the sampled ones: the sample is refused, not extrapolated."""
     value = _symbols(1000, seed=3)
