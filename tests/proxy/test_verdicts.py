@@ -95,6 +95,15 @@ def test_one_short_row_goes_out_as_compact_json_with_no_race() -> None:
     assert dcp.written == 0
 
 
+def test_one_short_row_is_not_counted_for_dcp() -> None:
+    ic, _ = counted()
+    for call in range(3):
+        sent(ic, rows(1, call))
+    assert ic.lifecycle is not None and "t" not in ic.lifecycle  # no schema bookkeeping
+    sent(ic, rows(40, 0))  # a table that races is counted as before
+    assert samples(ic) == 40
+
+
 def test_several_short_rows_still_race() -> None:
     ic, dcp = counted()
     assert len(json.dumps(rows(4, 0), separators=(",", ":"))) < 200

@@ -352,14 +352,17 @@ class ResponseInterceptor:
             before = sum(_baseline(text, False)[0] for text in texts)
             self._passed(tool, size, before, _baseline(_compact_baseline(texts, value), False)[0])
             return None
-        plan = self._plan(tool, value)
+        compact_text = _compact_baseline(texts, value)
+        # One short row goes out as compact JSON unraced, before any DCP
+        # bookkeeping: DCP does not compete for it, so the lifecycle need not see it.
+        small = self.format == "auto" and len(compact_text) <= SMALL_JSON and _one_row(value)
+        plan = None if small else self._plan(tool, value)
         quick = plan is not None and plan.verdict is not None
         counted = [_baseline(text, quick) for text in texts]
         before = sum(tokens for tokens, _ in counted)
         before_spread = sum(spread**2 for _, spread in counted) ** 0.5
-        compact_text = _compact_baseline(texts, value)
         compact = _baseline(compact_text, quick)[0]
-        if self.format == "auto" and len(compact_text) <= SMALL_JSON and _one_row(value):
+        if small:
             chosen = self._encode_select(tool, value, "json")
         elif plan is not None:
             chosen = self._by_verdict(tool, plan)
