@@ -1,4 +1,4 @@
-"""Column styles found in a written table: `str=`, `crlf=` and `json=raw`."""
+"""Column styles found in a written table: `tree=`, `str=`, `crlf=` and `json=raw`."""
 
 from __future__ import annotations
 
@@ -12,9 +12,12 @@ from ._gcx_model import (
     _CRLF,
     _JSON,
     _STR,
+    _TREE,
 )
+from ._gcx_trees import is_tree, leaves, tree_text
 from ._impl import (
     crlf_only,
+    escape,
     text_marks,
 )
 from ._values import ABSENT, NUMBER
@@ -29,6 +32,13 @@ def _cell_styles(
 ) -> tuple[str, list[tuple[str, str]]]:
     """The written rows in the cell styles that pay, and their marks (`json=raw`, `str=`...)."""
     marks: list[tuple[str, str]] = []
+    # A JSON cell holding an empty object as a member writes `":{}`; without one
+    # there is no key tree. Key lists come first: json=raw then sees them as the
+    # `{` cells they are, and keeps their backslashes single too.
+    trees = _key_trees(text, header, rows, cells, paths) if '":{}' in text else None
+    if trees is not None:  # `tree=f`: this column's objects of empty objects as key lists
+        text, names_text = trees
+        marks.append((_TREE, names_text))
     # Each style drops a backslash (`\\` in JSON, a guard's, `\r\n`'s): text with
     # none has nothing to drop. A one-character search is a memchr; two-character
     # searches scan at ~1 ns a character (65 µs on symbols-500, 600 on issues-500).
@@ -219,3 +229,64 @@ def _raw_json(text: str, header: bool) -> str | None:
                     cells[k] = cell.replace("\\\\", "\\")
             lines[i] = "\t".join(cells)
     return "\n".join(lines) if dropped >= _RAW_JSON_MIN else None
+
+
+# `tree=` names a column when its key lists leave out this many `{}` leaves (about
+# three tokens each; a name in the marker costs about seven).
+_TREE_MIN = 4
+
+
+def _key_trees(
+    text: str,
+    header: bool,
+    rows: Sequence[dict[str, Any]],
+    cells: Sequence[str],
+    paths: Sequence[Path | None],
+) -> tuple[str, str] | None:
+    """The rows with each object of empty objects written as a key list, and the `tree=` list.
+
+    A column qualifies when every object in it is such a tree (Kubernetes'
+    ``fieldsV1``) and they hold ``_TREE_MIN`` leaves or more; its other cells
+    (strings, lists, numbers) stay as they are. None when no column qualifies.
+    """
+    lines = text.split("\n")
+    start = 1 if header else 0
+    if len(lines) - start != len(rows):
+        return None
+    held = _tree_cells(lines, start)
+    chosen: list[int] = []
+    for k, path in enumerate(paths):
+        if path is None or k >= len(cells) or k not in held:
+            continue
+        count = 0
+        for value in _column(rows, path):
+            if type(value) is dict:
+                if not is_tree(value):
+                    break
+                count += leaves(value)
+        else:
+            if count >= _TREE_MIN:
+                chosen.append(k)
+    if not chosen:
+        return None
+    for i, row in enumerate(rows):
+        row_cells = lines[start + i].split("\t")
+        for k in chosen:
+            value = _at(row, paths[k])  # type: ignore[arg-type]
+            if type(value) is dict and value and k < len(row_cells):
+                row_cells[k] = escape(tree_text(value))
+        lines[start + i] = "\t".join(row_cells)
+    return "\n".join(lines), _name_list(cells[k] for k in chosen)
+
+
+def _tree_cells(lines: list[str], start: int) -> set[int]:
+    # The cell indexes that hold `":{}` (a JSON cell with an empty object member) in some line.
+    found: set[int] = set()
+    for i in range(start, len(lines)):
+        line = lines[i]
+        at = line.find('":{}')
+        while at >= 0:
+            found.add(line.count("\t", 0, at))
+            end = line.find("\t", at)
+            at = -1 if end < 0 else line.find('":{}', end)
+    return found

@@ -24,9 +24,11 @@ from ._gcx_model import (
     _PREFIX,
     _STR,
     _TEMPLATE,
+    _TREE,
     Header,
 )
-from ._impl import add_templates, decode_row, decode_rows, nest_rows, parse_cell, unescape
+from ._gcx_trees import tree_json
+from ._impl import add_templates, decode_row, decode_rows, escape, nest_rows, parse_cell, unescape
 from ._values import ABSENT, NUMBER
 from .errors import DecodeError, UnsupportedVersionError
 from .limits import (
@@ -41,7 +43,7 @@ from .limits import (
 )
 
 _NO_NAMES: frozenset[str] = frozenset()
-_STYLES = (_EMPTY, _FLOAT, _FLAT, _JSON, _STR, _CRLF, _OPTIONAL, _NULLABLE)
+_STYLES = (_EMPTY, _FLOAT, _FLAT, _JSON, _STR, _CRLF, _TREE, _OPTIONAL, _NULLABLE)
 _GROUP_END = object()  # in _nest_plan's tree: a declared group ends here
 
 
@@ -109,12 +111,12 @@ def _parse_header(line: str, doc: str, pos: int, limits: Limits = DEFAULT_LIMITS
         if styles[_JSON] != "raw":
             raise DecodeError.at(f"Unknown `json={styles[_JSON]}`", doc, pos)
         header.__dict__["raw_json"] = True
-    for key in (_STR, _CRLF):
+    for key, attribute in ((_STR, "strings"), (_CRLF, "crlf"), (_TREE, "trees")):
         if key in styles:
             declared = _names(styles[key])
             if not declared.issubset(header.columns):
                 raise DecodeError.at(f"`{key}={styles[key]}` names no column", doc, pos)
-            header.__dict__["strings" if key == _STR else "crlf"] = declared
+            header.__dict__[attribute] = declared
     if _OPTIONAL in styles or _NULLABLE in styles:
         header.__dict__["missing"] = _missing_groups(styles, flat, doc, pos)
     if prefixes:
@@ -273,20 +275,28 @@ _WORD_CELLS = {"true": "tru\\e", "false": "fals\\e", "null": "nul\\l"}
 
 
 def _escaped(
-    text: str, raw_json: bool, strings: tuple[int, ...], crlf: tuple[int, ...] = ()
+    text: str,
+    raw_json: bool,
+    strings: tuple[int, ...],
+    crlf: tuple[int, ...] = (),
+    trees: tuple[int, ...] = (),
 ) -> str:
-    """Row lines as a section without ``json=raw``, ``str=`` and ``crlf=`` would write them.
+    """Row lines as a section without ``json=raw``, ``str=``, ``crlf=`` and ``tree=``
+    would write them.
 
     Under ``json=raw`` each backslash of a cell that starts with ``[`` or ``{``
     is doubled (JSON text holds no TAB or LF); in the ``str=`` columns (cell
     indexes) a number-like cell gets its ``\\`` and a word its ``tru\\e`` form;
-    in the ``crlf=`` columns each ``\\n`` of a text cell gets its CR back.
+    in the ``crlf=`` columns each ``\\n`` of a text cell gets its CR back; in the
+    ``tree=`` columns a ``{…}`` key list becomes its JSON text (escaped). A
+    malformed key list raises DecodeError at its cell's offset in ``text``.
     """
-    if not strings and not crlf and not (raw_json and "\\" in text):
+    if not strings and not crlf and not trees and not (raw_json and "\\" in text):
         return text
     lines = text.split("\n")
+    start = 0  # where line i starts in text
     for i, line in enumerate(lines):
-        if (raw_json and "\\" in line) or strings or crlf:
+        if (raw_json and "\\" in line) or strings or crlf or trees:
             cells = line.split("\t")
             if raw_json:
                 for k, cell in enumerate(cells):
@@ -304,8 +314,23 @@ def _escaped(
             for k in crlf:
                 if k < len(cells) and "\\n" in cells[k] and cells[k][:1] not in _LITERAL_START:
                     cells[k] = _ESCAPE_UNIT.sub(_with_cr, cells[k])
+            for k in trees:
+                if k < len(cells) and cells[k][:1] == "{":
+                    cells[k] = _tree_cell(cells[k], text, start, line, k)
             lines[i] = "\t".join(cells)
+        start += len(line) + 1
     return "\n".join(lines)
+
+
+def _tree_cell(cell: str, text: str, start: int, line: str, k: int) -> str:
+    # A `tree=` column's key list as the JSON cell it stands for; errors point at
+    # the cell, cell k of the line that starts at ``start`` in text.
+    cr = "\r" if cell.endswith("\r") else ""  # CRLF input: Go drops the CR
+    try:
+        return escape(tree_json(unescape(cell[: len(cell) - len(cr)]))) + cr
+    except DecodeError as exc:
+        at = start + sum(len(c) + 1 for c in line.split("\t")[:k])
+        raise DecodeError.at(exc.msg, text, at) from None
 
 
 _LITERAL_START = frozenset('"[{')
@@ -529,7 +554,8 @@ class _Lines:
         limits = self.limits
         if len(text) > limits.max_line:
             raise DecodeError.at(f"Line is longer than {limits.max_line} characters", self.doc, pos)
-        if self.typed:
+        trees = self.typed and self.header is not None and bool(self.header.trees)
+        if self.typed and (not trees or text.startswith("GCX1")):  # key lists: once JSON, below
             _check_numbers(text, limits, self.doc, pos)
         if text.startswith("GCX1"):
             self.header = header = _parse_header(text, self.doc, pos, limits)
@@ -551,9 +577,17 @@ class _Lines:
             short = len(self.cells) - text.count("\t") - 1
             if short > 0:
                 self.pad(short, pos)
-        if self.typed and (header.raw_json or header.strings or header.crlf):
+        if self.typed and (header.raw_json or header.strings or header.crlf or header.trees):
             strings = _string_cells(header.strings, self.cells)
-            text = _escaped(text, header.raw_json, strings, _string_cells(header.crlf, self.cells))
+            crlf = _string_cells(header.crlf, self.cells)
+            try:
+                text = _escaped(
+                    text, header.raw_json, strings, crlf, _string_cells(header.trees, self.cells)
+                )
+            except DecodeError as exc:
+                raise DecodeError.at(exc.msg, self.doc, pos + exc.pos) from None
+            if trees:
+                _check_numbers(text, limits, self.doc, pos)
         try:
             row = decode_row(text, self.cells, self.typed, header.empty_null, header.floats)
             if self.constants:
@@ -619,12 +653,17 @@ def _section_rows(
     assert header is not None
     limits = state.limits
     text, base = doc, start
-    if state.typed and (header.raw_json or header.strings or header.crlf):  # escaped as usual
+    if state.typed and (header.raw_json or header.strings or header.crlf or header.trees):
+        # escaped as usual
         end = start if doc.startswith("GCX1", start) else doc.find("\nGCX1", start)
         end = len(doc) if end < 0 else end + (end > start)
         strings = _string_cells(header.strings, state.cells)
         crlf = _string_cells(header.crlf, state.cells)
-        text, base = _escaped(doc[start:end], header.raw_json, strings, crlf), 0
+        trees = _string_cells(header.trees, state.cells)
+        try:
+            text, base = _escaped(doc[start:end], header.raw_json, strings, crlf, trees), 0
+        except DecodeError as exc:
+            raise DecodeError.at(exc.msg, doc, start + exc.pos) from None
     try:
         found, comments, stop, padded = decode_rows(
             text, base, state.cells, state.typed, header.empty_null, header.floats,

@@ -32,10 +32,11 @@ _TEMPLATE: Final = "template"  # template=col=a{src}b: col's blank cells are a +
 _JSON: Final = "json"  # json=raw: cells starting with [ or { are JSON text, backslashes not doubled
 _STR: Final = "str"  # str=a,b: these columns hold strings only, written without guards (02134)
 _CRLF: Final = "crlf"  # crlf=a,b: in these columns each line break is CR LF, written \n
+_TREE: Final = "tree"  # tree=a,b: {…} cells list keys only, {a,b{c}} for {"a":{},"b":{"c":{}}}
 _OPTIONAL: Final = "optional"  # optional=g: a row whose group g cells are all blank lacks g
 _NULLABLE: Final = "nullable"  # nullable=g: a row whose group g cells are all blank holds g null
 _CONTROL: Final = (
-    _OF, _IS, _EMPTY, _FLOAT, _FLAT, _FORM, _PREFIX, _TEMPLATE, _JSON, _STR, _CRLF,
+    _OF, _IS, _EMPTY, _FLOAT, _FLAT, _FORM, _PREFIX, _TEMPLATE, _JSON, _STR, _CRLF, _TREE,
     _OPTIONAL, _NULLABLE,
 )  # fmt: skip
 # Objects nested this deep at most are spread over `a.b.c` columns.
@@ -75,6 +76,8 @@ class Header:
     strings: frozenset[str] = frozenset()
     #: Typed reading: ``crlf=...`` columns, where each ``\n`` reads as CR LF.
     crlf: frozenset[str] = frozenset()
+    #: Typed reading: ``tree=...`` columns, whose ``{…}`` cells are key trees (``{a,b{c}}``).
+    trees: frozenset[str] = frozenset()
     #: Typed reading: ``(group, null)`` for each ``optional=`` (null False) and
     #: ``nullable=`` group: a row whose cells there are all blank lacks it, or holds null.
     missing: tuple[tuple[str, bool], ...] = ()

@@ -62,6 +62,10 @@ CASES: list[tuple[str, set[str]]] = [
     (gcx([{"a": i, "zip": str(10000 + i)} for i in range(4)]), {"str"}),
     (gcx([{"a": i, "text": "a\r\nb\r\nc\r\n"} for i in range(2)]), {"crlf"}),
     (
+        gcx([{"a": 0, "f": {"x": {}, "y": {"z": {}, "w": {}}, "v": {}}}, {"a": 1, "f": "-"}]),
+        {"tree"},
+    ),
+    (
         gcx([{"a": i, **({"o": {"x": i, "y": i}} if i else {})} for i in range(3)]),
         {"flat", "optional"},
     ),

@@ -69,6 +69,10 @@ MARKERS: Final[dict[str, str]] = {
     ),
     "str": "str=a,b: columns a, b hold text only: a cell 12 or true there is the text 12, true.",
     "crlf": "crlf=a: in column a each \\n is a Windows line end, CR LF.",
+    "tree": (
+        "tree=a: in column a a cell {x,y{z}} is an object of empty objects, keys only:"
+        ' {"x":{},"y":{"z":{}}}; a key in quotes is a JSON string.'
+    ),
     "optional": (
         "optional=owner: a row whose owner columns are all blank has no member owner"
         " (a row with owner holds a cell there)."
@@ -107,7 +111,7 @@ _BY_FORMAT: Final[dict[str, tuple[str, ...]]] = {
 }
 # Header keys whose raw spelling is a marker (a data member of that name is written `\of`).
 _STYLE_KEYS: Final = {
-    "of": "of", "float": "float", "flat": "flat", "str": "str", "crlf": "crlf",
+    "of": "of", "float": "float", "flat": "flat", "str": "str", "crlf": "crlf", "tree": "tree",
     "optional": "optional", "nullable": "nullable",
 }  # fmt: skip
 # A cell that a backslash keeps as text (not an escaped TAB, LF or backslash, not a word).
