@@ -16,7 +16,9 @@ from ._gcx_model import (
 )
 from ._gcx_trees import is_tree, leaves, tree_text
 from ._impl import (
+    crlf_cells,
     crlf_only,
+    drop_crlf,
     escape,
     text_marks,
 )
@@ -153,8 +155,9 @@ def _crlf(
         return None
     chosen: list[int] = []
     size = len(rows)
-    lines = text.split("\n")
-    held = _cr_cells(lines, 1 if header else 0)
+    # Only a string's cell keeps its CRs raw (a JSON cell writes `\r`), so a column
+    # whose strings hold CR LFs is among these; the others need no look at their rows.
+    held = crlf_cells(text, header)
     for k, path in enumerate(paths):
         if path is None or k >= len(cells) or k not in held:
             continue
@@ -170,32 +173,7 @@ def _crlf(
             chosen.append(k)
     if not chosen:
         return None
-    for i in range(1 if header else 0, len(lines)):
-        if "\r" in lines[i]:
-            row_cells = lines[i].split("\t")
-            for k in chosen:
-                if k < len(row_cells) and row_cells[k][:1] not in ('"', "[", "{"):
-                    row_cells[k] = row_cells[k].replace("\r\\n", "\\n")
-            lines[i] = "\t".join(row_cells)
-    return "\n".join(lines), _name_list(cells[k] for k in chosen)
-
-
-def _cr_cells(lines: list[str], start: int) -> set[int]:
-    """The cell indexes that hold a raw CR in some of the lines from ``start``.
-
-    Only a string's cell keeps its CRs raw (a JSON cell writes ``\\r``), so a
-    column whose strings hold CR LFs is among them; the others need no look at
-    their rows. A few C searches a line, not a split.
-    """
-    found: set[int] = set()
-    for i in range(start, len(lines)):
-        line = lines[i]
-        at = line.find("\r")
-        while at >= 0:
-            found.add(line.count("\t", 0, at))
-            end = line.find("\t", at)
-            at = -1 if end < 0 else line.find("\r", end)
-    return found
+    return drop_crlf(text, header, chosen), _name_list(cells[k] for k in chosen)
 
 
 def _crlf_only(text: str) -> bool:

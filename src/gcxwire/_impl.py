@@ -56,6 +56,8 @@ crlf_only = _twin.crlf_only
 scan_style = _twin.scan_style
 shared_keys = _twin.shared_keys
 split_column = _twin.split_column
+crlf_cells = _twin.crlf_cells
+drop_crlf = _twin.drop_crlf
 unescape = _twin.unescape
 
 

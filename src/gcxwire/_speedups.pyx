@@ -24,8 +24,8 @@ code lives in the included parts, one job each:
   _rows_decode.pxi   whole sections: decode_rows, nest_rows, attach_items,
                      add_templates
   _dcp_rows.pxi      DCP: a batch's positional rows and their lines
-  _child_rows.pxi    per-row work of the planning passes: a list column moved
-                     out to a child section
+  _plan_rows.pxi     per-row work of the planning passes: a list column moved
+                     out to a child section, the `crlf=` rewrite
 """
 
 import math
@@ -123,6 +123,8 @@ __all__ = [
     "text_marks",
     "crlf_only",
     "split_column",
+    "crlf_cells",
+    "drop_crlf",
 ]
 
 cdef object _ABSENT = ABSENT
@@ -180,4 +182,4 @@ include "_columns.pxi"
 include "_table_encode.pxi"
 include "_rows_decode.pxi"
 include "_dcp_rows.pxi"
-include "_child_rows.pxi"
+include "_plan_rows.pxi"

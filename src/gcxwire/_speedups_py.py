@@ -53,6 +53,8 @@ __all__ = [
     "text_marks",
     "crlf_only",
     "split_column",
+    "crlf_cells",
+    "drop_crlf",
 ]
 
 _UNESCAPED = {"t": "\t", "n": "\n"}
@@ -1142,3 +1144,50 @@ def split_column(
         row[mark] = count
         out.append(row)
     return out, items, size
+
+
+def _rows_start(text: str, header: bool) -> int:
+    # Where the row lines begin: after the header line, if the text has one (-1: no rows).
+    if not header:
+        return 0
+    nl = text.find("\n")
+    return -1 if nl < 0 else nl + 1
+
+
+def crlf_cells(text: str, header: bool, /) -> set[int]:
+    """The indexes of the cells (in the row lines) that hold a raw CR."""
+    if not isinstance(text, str):
+        raise TypeError(_NOT_TEXT.format(type(text).__name__))
+    found: set[int] = set()
+    start = _rows_start(text, header)
+    if start < 0:
+        return found
+    for line in text[start:].split("\n"):
+        at = line.find("\r")
+        while at >= 0:
+            found.add(line.count("\t", 0, at))
+            end = line.find("\t", at)
+            at = -1 if end < 0 else line.find("\r", end)
+    return found
+
+
+def drop_crlf(text: str, header: bool, chosen: Iterable[int], /) -> str:
+    """The text with the CR of each ``CR \\n`` dropped in the row cells at ``chosen`` indexes.
+
+    JSON cells (those starting with ``"``, ``[`` or ``{``) keep theirs.
+    """
+    if not isinstance(text, str):
+        raise TypeError(_NOT_TEXT.format(type(text).__name__))
+    start = _rows_start(text, header)
+    wanted = set(chosen)
+    if start < 0 or not wanted:
+        return text
+    lines = text[start:].split("\n")
+    for i, line in enumerate(lines):
+        if "\r" in line:
+            cells = line.split("\t")
+            for k in wanted:
+                if k < len(cells) and cells[k][:1] not in ('"', "[", "{"):
+                    cells[k] = cells[k].replace("\r\\n", "\\n")
+            lines[i] = "\t".join(cells)
+    return text[:start] + "\n".join(lines)

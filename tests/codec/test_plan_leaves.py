@@ -59,3 +59,34 @@ def test_split_column_refuses_what_it_cannot_move(twin: str) -> None:
     assert split([{"b": [{"c": 1}], "b[]": 0}], "b", "b[]", "[]") is None  # the mark beside it
     assert split([{"b[]": 0}], "b", "b[]", "[]") is None
     assert split([{"b": [{"c": float("nan")}]}], "b", "b[]", "[]") is None  # no JSON for it
+
+
+# Written rows around raw CRs: cells that start as JSON, escaped LFs, TABs and LFs
+# between cells, in each string width.
+_WRITTEN = st.lists(
+    st.sampled_from(["\r", "\\n", "\r\\n", "\t", "\n", "x", "[", "{", '"', "\\", "é", "\u0100",
+                     "\U0001f600"]),
+    max_size=16,
+).map("".join)  # fmt: skip
+
+
+@need_ext
+@settings(max_examples=200, deadline=None)
+@given(_WRITTEN, st.booleans(), st.lists(st.integers(0, 4), max_size=3))
+def test_crlf_leaves_agree(text: str, header: bool, chosen: list[int]) -> None:
+    for name, args in (("crlf_cells", (text, header)), ("drop_crlf", (text, header, chosen))):
+        assert outcome(getattr(_speedups, name), *args) == outcome(
+            getattr(_speedups_py, name), *args
+        )
+
+
+def test_crlf_leaves_find_and_drop_the_cells_crs(twin: str) -> None:
+    mod = leaves(twin)
+    text = "head\r\\n\tx\na\r\\nb\t[\r\\n]\tc\r\\nd\r\n\r\\n\te\r\\n"
+    assert mod.crlf_cells(text, True) == {0, 1, 2}
+    assert mod.crlf_cells(text, False) == {0, 1, 2}
+    # JSON cells and the header keep their CRs; a CR before anything but `\n` stays.
+    dropped = "head\r\\n\tx\na\\nb\t[\r\\n]\tc\\nd\r\n\\n\te\\n"
+    assert mod.drop_crlf(text, True, [0, 1, 2]) == dropped
+    assert mod.drop_crlf(text, True, [3]) == text
+    assert mod.drop_crlf("no rows\r\\n", True, [0]) == "no rows\r\\n"
