@@ -382,8 +382,9 @@ def column_prefixes(rows, paths, least, /):
     The prefix length is that of their common prefix, cut so that every string
     keeps one character after it. A path is read through exact dicts only (a
     missing member or anything else on the way is no string). None for a
-    ``None`` path, and when the column holds a dict, list or tuple (subclasses
-    too), holds no exact str, or that prefix is shorter than ``least``.
+    ``None`` path, and when the column holds a dict, list, tuple or a str
+    subclass (written whole, so read with the prefix it lacks), holds no exact
+    str, or that prefix is shorter than ``least``.
     All columns are read in one pass over the rows.
     """
     cdef list ps = list(paths)
@@ -445,7 +446,8 @@ def column_prefixes(rows, paths, least, /):
                         if n[c] < floor:
                             dead[c] = 1
                             alive -= 1
-                    elif _is_dict(v) or _is_list(v) or _is_tuple(v):  # subclasses too
+                    elif _is_dict(v) or _is_list(v) or _is_tuple(v) or _is_str(v):
+                        # Subclasses too: a str subclass is written whole, so no prefix.
                         dead[c] = 1
                         alive -= 1
             finally:

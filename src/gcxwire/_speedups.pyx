@@ -68,6 +68,7 @@ cdef extern from "Python.h":
     bint _is_dict "PyDict_Check"(PyObject *o)
     bint _is_list "PyList_Check"(PyObject *o)
     bint _is_tuple "PyTuple_Check"(PyObject *o)
+    bint _is_str "PyUnicode_Check"(PyObject *o)
     Py_ssize_t _dict_size "PyDict_GET_SIZE"(PyObject *o)
     PyObject *_err_occurred "PyErr_Occurred"()
     PyObject **_tuple_items "PySequence_Fast_ITEMS"(PyObject *o)

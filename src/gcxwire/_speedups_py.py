@@ -755,8 +755,9 @@ def column_prefixes(
     The prefix length is that of their common prefix, cut so that every string
     keeps one character after it. A path is read through exact dicts only (a
     missing member or anything else on the way is no string). None for a
-    ``None`` path, and when the column holds a dict, list or tuple (subclasses
-    too), holds no exact str, or that prefix is shorter than ``least``.
+    ``None`` path, and when the column holds a dict, list, tuple or a str
+    subclass (written whole, so read with the prefix it lacks), holds no exact
+    str, or that prefix is shorter than ``least``.
     All columns are read in one pass over the rows.
     """
     table = list(rows)
@@ -779,15 +780,11 @@ def _column_prefix(rows: list[Any], p: tuple[Any, ...], least: int) -> tuple[str
     else:
         column = [_exact_at(row, p) for row in rows]
     kinds = set(map(type, column))
-    if any(issubclass(k, (dict, list, tuple)) for k in kinds) or str not in kinds:
+    if str not in kinds or any(
+        issubclass(k, (dict, list, tuple)) or (k is not str and issubclass(k, str)) for k in kinds
+    ):
         return None
-    strings: list[str]
-    if kinds == {str}:
-        strings = column
-    elif any(k is not str and issubclass(k, str) for k in kinds):
-        strings = [v for v in column if type(v) is str]
-    else:
-        strings = [*filter(str.__instancecheck__, column)]
+    strings: list[str] = column if kinds == {str} else [*filter(str.__instancecheck__, column)]
     low, high = min(strings), max(strings)  # the common prefix of all is theirs
     limit = min(len(low), len(high), min(map(len, strings)) - 1)
     n = 0

@@ -7,6 +7,7 @@ sections, rows and columns; unmarked string cells read as the same strings.
 
 from __future__ import annotations
 
+import enum
 from collections import OrderedDict
 from typing import Any
 
@@ -976,3 +977,17 @@ def test_a_two_row_table_keeps_long_or_braced_constants_in_the_rows() -> None:
     ]
     text = roundtrip(rows)
     assert text.split("\n")[0] == "GCX1 tool=t fields=id,a,u,owner{login,n} flat={}"
+
+
+def test_a_str_subclass_keeps_a_column_unprefixed() -> None:
+    # It is written whole, so a prefix would be read in front of it a second time.
+    class Text(str, enum.Enum):
+        URL = "https://api.example.test/repos/o/r/zz/x"
+
+    rows: list[dict[str, Any]] = [
+        {"u": f"https://api.example.test/repos/o/r/a{i}/b"} for i in range(3)
+    ]
+    rows.append({"u": Text.URL})
+    text = gcx.encode(rows, tool="t")
+    assert " prefix=" not in text
+    assert gcx.decode(text)[-1] == {"u": Text.URL.value}
