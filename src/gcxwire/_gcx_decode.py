@@ -16,6 +16,8 @@ from ._gcx_model import (
     _FLOAT,
     _FORM,
     _GO_SPACE,
+    _INFIX,
+    _INFIX_MARK,
     _IS,
     _JSON,
     _NULLABLE,
@@ -59,6 +61,7 @@ def _parse_header(line: str, doc: str, pos: int, limits: Limits = DEFAULT_LIMITS
     styles: dict[str, str] = {}
     prefixes: list[str] = []
     templates: list[str] = []
+    infixes: list[str] = []
     listed = ""  # the fields value, unescaped once
     for token in rest.strip(_GO_SPACE).split(" "):
         if token:
@@ -88,12 +91,14 @@ def _parse_header(line: str, doc: str, pos: int, limits: Limits = DEFAULT_LIMITS
                     prefixes.append(value_raw)
                 elif key_raw == _TEMPLATE:  # one token per derived column
                     templates.append(value_raw)
+                elif key_raw == _INFIX:  # one token per infixed column
+                    infixes.append(value_raw)
         at += len(token) + 1
     if not tool:
         raise DecodeError.at("Header has no `tool=`", doc, pos)
     if fields is None:
         raise DecodeError.at("Header has no `fields=`", doc, pos)
-    if not styles and not prefixes and not templates:
+    if not styles and not prefixes and not templates and not infixes:
         return _header(tool, fields, meta, raw, False, _NO_NAMES, _NO_NAMES, columns, constants)
     if styles.get(_FLAT) == "{}":  # the field list holds the groups: `owner{login,id}`
         dotted, groups = _ungroup(listed, doc, pos)
@@ -121,6 +126,8 @@ def _parse_header(line: str, doc: str, pos: int, limits: Limits = DEFAULT_LIMITS
         header.__dict__["missing"] = _missing_groups(styles, flat, doc, pos)
     if prefixes:
         header.__dict__["prefixes"] = _prefix_columns(prefixes, header.columns, doc, pos)
+    if infixes:
+        header.__dict__["infixes"] = _prefix_columns(infixes, header.columns, doc, pos, _INFIX)
     if templates:
         header.__dict__["templates"] = _template_columns(templates, header, doc, pos)
     return header
@@ -210,17 +217,17 @@ def _blank(obj: dict[str, Any], group: str, flat: frozenset[str]) -> bool:
 
 
 def _prefix_columns(
-    values: list[str], columns: tuple[str, ...], doc: str, pos: int
+    values: list[str], columns: tuple[str, ...], doc: str, pos: int, key: str = _PREFIX
 ) -> tuple[tuple[str, str], ...]:
-    # Each `prefix=` value (raw) is `name=text`, the name written as in the field list.
+    # Each `prefix=` (or `infix=`) value (raw) is `name=text`, the name as in the field list.
     found: dict[str, str] = {}
     for value in values:
         cut = _separator(value)
         name = unescape(unescape(value[:cut])) if cut >= 0 else ""
         if cut < 0 or name not in columns:
-            raise DecodeError.at(f"`prefix={unescape(value)}` names no column", doc, pos)
+            raise DecodeError.at(f"`{key}={unescape(value)}` names no column", doc, pos)
         if name in found:
-            raise DecodeError.at(f"Column {name!r} has two prefixes", doc, pos)
+            raise DecodeError.at(f"Column {name!r} has two {key}es", doc, pos)
         found[name] = unescape(value[cut + 1 :])
     return tuple(found.items())
 
@@ -357,6 +364,15 @@ def _original_pos(written: str, original: str, pos: int) -> int:
         start = original.index("\n", start) + 1
     end = original.find("\n", start)
     return min(start + column, len(original) if end < 0 else end)
+
+
+def _add_infixes(rows: list[dict[str, Any]], infixes: tuple[tuple[str, str], ...]) -> None:
+    # In an infixed column the first `…` of a string stands for the infix.
+    for row in rows:
+        for name, text in infixes:
+            value = row.get(name)
+            if type(value) is str and _INFIX_MARK in value:
+                row[name] = value.replace(_INFIX_MARK, text, 1)
 
 
 def _add_prefixes(rows: list[dict[str, Any]], prefixes: tuple[tuple[str, str], ...]) -> None:
@@ -592,6 +608,8 @@ class _Lines:
             row = decode_row(text, self.cells, self.typed, header.empty_null, header.floats)
             if self.constants:
                 _check_constants(row, self.constants)
+            if self.typed and header.infixes:
+                _add_infixes([row], header.infixes)
             if self.typed and header.prefixes:
                 _add_prefixes([row], header.prefixes)
             if self.typed and header.templates:
@@ -680,6 +698,8 @@ def _section_rows(
         if state.constants:
             for row in found:
                 _check_constants(row, state.constants)
+        if state.typed and header.infixes:
+            _add_infixes(found, header.infixes)
         if state.typed and header.prefixes:
             _add_prefixes(found, header.prefixes)
         if state.typed and header.templates:

@@ -29,6 +29,10 @@ _FLAT: Final = "flat"  # flat=owner: columns `owner.x` are the members of an obj
 _FORM: Final = "form"  # form=columns: the rows are an object of parallel arrays, one per column
 _PREFIX: Final = "prefix"  # prefix=col=text: every string in column col starts with text
 _TEMPLATE: Final = "template"  # template=col=a{src}b: col's blank cells are a + src's text + b
+_INFIX: Final = "infix"  # infix=col=text: the … in a string of column col stands for text
+# What an infixed column's cells write where the infix stands (U+2026 HORIZONTAL
+# ELLIPSIS): a model reads it as "text left out here", and the header says which.
+_INFIX_MARK: Final = "\u2026"
 _JSON: Final = "json"  # json=raw: cells starting with [ or { are JSON text, backslashes not doubled
 _STR: Final = "str"  # str=a,b: these columns hold strings only, written without guards (02134)
 _CRLF: Final = "crlf"  # crlf=a,b: in these columns each line break is CR LF, written \n
@@ -37,7 +41,7 @@ _OPTIONAL: Final = "optional"  # optional=g: a row whose group g cells are all b
 _NULLABLE: Final = "nullable"  # nullable=g: a row whose group g cells are all blank holds g null
 _CONTROL: Final = (
     _OF, _IS, _EMPTY, _FLOAT, _FLAT, _FORM, _PREFIX, _TEMPLATE, _JSON, _STR, _CRLF, _TREE,
-    _OPTIONAL, _NULLABLE,
+    _OPTIONAL, _NULLABLE, _INFIX,
 )  # fmt: skip
 # Objects nested this deep at most are spread over `a.b.c` columns.
 _FLAT_DEPTH: Final = 3
@@ -68,6 +72,8 @@ class Header:
     constants: tuple[tuple[str, str], ...] = ()
     #: Typed reading: ``(column, prefix)`` for each ``prefix=`` column: its strings start so.
     prefixes: tuple[tuple[str, str], ...] = ()
+    #: Typed reading: ``(column, text)`` for each ``infix=`` column: its ``…`` stands for text.
+    infixes: tuple[tuple[str, str], ...] = ()
     #: Typed reading: ``(column, source, before, after)`` for each ``template=`` column.
     templates: tuple[tuple[str, str, str, str], ...] = ()
     #: Typed reading: ``json=raw``, JSON literal cells hold their backslashes once.

@@ -11,9 +11,11 @@ from ._gcx_cell_styles import _cell_styles
 from ._gcx_columns import _PROBES, Path, _Columns
 from ._gcx_groups import _grouped_names
 from ._gcx_header import _field_text, _header_start, _meta_text, _name_list
+from ._gcx_infix import _infix_text, _infixes, _mark_infixes
 from ._gcx_model import (
     _FLAT,
     _FORM,
+    _INFIX,
     _NULLABLE,
     _OF,
     _OPTIONAL,
@@ -183,12 +185,21 @@ def _section(
             for k, (s, before, after) in templates.items()
         )
     cuts: list[int] | None = None
-    if prefixes:  # and each prefixed string keeps only its suffix
+    held = frozenset(k for k, f in enumerate(fields) if f in constants)
+    infixes = _infixes(rows, fields, paths, held, prefixes)
+    if infixes and keys is not None:  # the cells change in copies: check keys first
+        if any(type(row) is not dict or tuple(row) != keys for row in rows):
+            return None
+        keys = None
+    if infixes:  # each string's shared middle written `…` (and its prefix cut), in copies
+        rows = _mark_infixes(rows, paths, prefixes, infixes)
+    elif prefixes:  # each prefixed string keeps only its suffix
         if all(len(paths[k]) == 1 for k in prefixes):  # top-level members: the writer cuts them
             cuts = [len(prefixes.get(k, "")) for k in range(len(fields))]
         else:  # members of spread objects: cut in copies of the rows
             rows = _cut_prefixes(rows, paths, prefixes)
-        pairs.extend((_PREFIX, _prefix_text(fields[k], text)) for k, text in prefixes.items())
+    pairs.extend((_PREFIX, _prefix_text(fields[k], text)) for k, text in prefixes.items())
+    pairs.extend((_INFIX, _infix_text(fields[k], text)) for k, text in infixes.items())
     pairs.extend(marks)
     cells: list[str] = fields
     cell_paths: list[Path | None] = list(paths)

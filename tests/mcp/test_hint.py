@@ -58,6 +58,10 @@ CASES: list[tuple[str, set[str]]] = [
         ),
         {"template"},
     ),
+    (
+        gcx([{"img": f"s{i}/rs:fit:32:32:1:0/g:ce/aHR0cDovL2Zhdmlj/h{i}"} for i in range(3)]),
+        {"infix"},
+    ),
     (gcx([{"a": i, "f": [[{'k:{"uid":"x"}': i}]]} for i in range(2)]), {"json=raw"}),
     (gcx([{"a": i, "zip": str(10000 + i)} for i in range(4)]), {"str"}),
     (gcx([{"a": i, "text": "a\r\nb\r\nc\r\n"} for i in range(2)]), {"crlf"}),

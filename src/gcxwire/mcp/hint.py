@@ -59,6 +59,10 @@ MARKERS: Final[dict[str, str]] = {
         "prefix=col=text: every text in column col starts with text, written once here:"
         " the cell issues/12 under prefix=url=https://x/ is https://x/issues/12."
     ),
+    "infix": (
+        "infix=col=text: in column col a \u2026 stands for text, written once here:"
+        " the cell a1/\u2026/b2 under infix=img=rs:fit:32/g:ce is a1/rs:fit:32/g:ce/b2."
+    ),
     "template": (
         "template=col=text{other}: a blank cell in column col is text with the row's value of"
         " column other in place of {other} (\\{ \\} are braces); a filled cell is as written."
@@ -186,7 +190,7 @@ def _gcx_markers(text: str) -> Iterator[str]:
                 yield "empty=null"
             elif key in ("form", "json") and f"{key}={value}" in MARKERS:
                 yield f"{key}={value}"
-            elif key in ("prefix", "template"):
+            elif key in ("prefix", "template", "infix"):
                 yield key
             elif key.startswith("\\") and key[1:] in _CONTROL:  # a data member named like one
                 yield "data-key"
