@@ -241,6 +241,32 @@ def test_a_table_that_repeats_is_not_sampled_in_step_with_it() -> None:
     check(value)
 
 
+@pytest.mark.parametrize("children", [False, True])
+def test_row_units_are_the_same_whichever_way_lines_are_found(
+    monkeypatch: pytest.MonkeyPatch, children: bool
+) -> None:
+    """Lines are split (short ones) or found by memchr (long ones): the same
+    units either way, with and without child sections after the rows, and
+    every row's unit plus the head is the whole first section's count."""
+    value: list[dict[str, Any]] = [
+        {"id": i, "doc": "Parse the tree, then walk it. " * (i % 5)} for i in range(40)
+    ]
+    if children:
+        for i, row in enumerate(value):
+            row["labels"] = [{"k": f"l{j}", "c": j} for j in range(i % 3 + 1)]
+    text = gcxwire.gcx.encode(value, tool="t")
+    assert ("\nGCX1" in text) is children
+    every = list(range(len(value)))
+    found = []
+    for long_line in (0, 1 << 30):  # every table's lines long, then none
+        monkeypatch.setattr(sampling, "_LONG_LINE", long_line)
+        found.append(sampling.gcx_rows(text, len(value), every))
+    split, searched = found
+    assert split is not None and split == searched
+    if not children:
+        assert split.fixed + sum(split.units) == tokens.count(text)
+
+
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(long_tables())
 def test_row_units_add_up_to_the_whole_count(value: list[dict[str, Any]]) -> None:
