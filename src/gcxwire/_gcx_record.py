@@ -234,6 +234,10 @@ def _write_object(
             keys, seg_paths = spread  # member objects in groups
             record = _by_path(obj, keys, seg_paths)
         else:
+            # The opened objects' members in groups too (`spec{template{spec{dnsPolicy,…}}}`)
+            # where they read so, instead of dotted names.
+            deep = sum(len(p) > 1 for p in seg_paths)
+            names = _grouped_names(keys, seg_paths, {}) if deep >= _GROUPS_MIN else None
             record = dict(zip(keys, (v for _, v in seg), strict=True))
         record, derived = _derive_record(record, keys)
         style = _style([record], keys)
@@ -247,11 +251,31 @@ def _write_object(
             pairs.append((_FLAT, "{}"))
         elif groups:
             pairs.append((_FLAT, _name_list(groups)))
-        sections.append((keys, [*pairs, *derived, (_IS, "object")], [line], {}, names))
+        line, marks = _record_styles(line, record, keys)
+        sections.append((keys, [*pairs, *derived, *marks, (_IS, "object")], [line], {}, names))
         last_table = None
     for fields, pairs, body, constants, names in sections:
         out.append(_header_line(tool_text, fields, pairs, constants, names))
         out.extend(body)
+
+
+# A record of dotted names writes them in groups from this many: `flat={}` and the
+# braces cost about what a few repeated `spec.template.` prefixes do.
+_GROUPS_MIN = 4
+
+
+def _record_styles(
+    line: str, record: dict[str, Any], keys: list[str]
+) -> tuple[str, list[tuple[str, str]]]:
+    """A record section's row (ending in LF) in the cell styles that pay, and their marks.
+
+    The records beside an object's tables hold the same cells a lone record
+    does (Kubernetes' `last-applied-configuration` annotation, JSON text inside
+    a JSON cell): `json=raw`, `tree=`, `str=` and `crlf=` apply to them alike.
+    """
+    paths: list[Path | None] = [(k,) for k in keys]
+    row, marks = _cell_styles(line[:-1], False, [record], keys, paths)
+    return row + "\n", marks
 
 
 def _by_member(exc: EncodeError, names: Sequence[str], paths: Sequence[Path]) -> EncodeError:

@@ -178,6 +178,37 @@ def test_members_beside_a_table_spread_too() -> None:
     ]
 
 
+DAEMONSET: dict[str, Any] = {
+    "kind": "DaemonSet",
+    "metadata": {"annotations": {"applied": '{"kind":"DaemonSet","labels":{"app":"x"}}'}},
+    "spec": {
+        "template": {
+            "spec": {
+                "dnsPolicy": "Default",
+                "hostNetwork": True,
+                "restartPolicy": "Always",
+                "schedulerName": "default-scheduler",
+                "containers": [{"name": "a", "image": "i:1"}, {"name": "b", "image": "i:2"}],
+            }
+        }
+    },
+}
+
+
+def test_a_record_beside_a_table_takes_the_cell_styles() -> None:
+    # JSON text inside a JSON cell (Kubernetes' last-applied-configuration): json=raw.
+    header, row, *_ = roundtrip(DAEMONSET).split("\n")
+    assert header.endswith(" flat={} json=raw is=object")
+    assert row.startswith('DaemonSet\t{"annotations":{"applied":"{\\"kind\\":')
+
+
+def test_a_record_beside_a_table_writes_opened_members_in_groups() -> None:
+    header = roundtrip(DAEMONSET).split("\n")[0]
+    assert "spec{template{spec{dnsPolicy,hostNetwork,restartPolicy,schedulerName}}}" in header
+    few = {"spec": {"a": 1, "b": 2, "items": [{"n": 0}, {"n": 1}]}}  # two: dotted names
+    assert roundtrip(few).split("\n")[0] == "GCX1 tool=t fields=spec.a,spec.b flat=spec is=object"
+
+
 def test_a_record_without_member_objects_keeps_its_plain_field_list() -> None:
     text = roundtrip({"id": 1, "tags": [], "meta": {}})
     assert text.split("\n")[0] == "GCX1 tool=t fields=id,tags,meta is=object"
