@@ -566,13 +566,14 @@ def key_order(rows, /):
     every row (the caller's general path then decides).
     """
     cdef dict index = {}
-    cdef list fields = []
+    cdef list fields = [], held = []
     cdef Py_ssize_t *seqs = NULL
     cdef Py_ssize_t cap = 0, nseq = 0, prev = -1, here, pos, at, last, size
     cdef PyObject *k
     cdef PyObject *v
-    cdef PyObject *found
     cdef bint ordered = True
+    cdef _IdMap ids
+    _id_init(&ids, 64, 1 << 20)
     try:
         for row in rows:
             if type(row) is not dict:
@@ -583,18 +584,15 @@ def key_order(rows, /):
             pos = 0
             last = -1
             while _dict_next(<PyObject *>row, &pos, &k, &v):
-                if _type_of(k) != &_STR:
-                    return None
-                found = _dict_get(<PyObject *>index, k)
-                if found == NULL:
-                    _raise_if_set()
-                    at = len(fields)
-                    fields.append(<object>k)
-                    index[<object>k] = at
-                else:
-                    at = PyLong_AsSsize_t(<object>found)
-                    if at < last:
-                        ordered = False
+                # A key met before is found by its address (an exact str, held);
+                # any other by value, then remembered.
+                if not _id_get(&ids, k, &at):
+                    at = _key_index(index, fields, k)
+                    if at < 0:
+                        return None
+                    _id_put(&ids, held, k, at)
+                if at < last:
+                    ordered = False
                 last = at
                 seqs[nseq] = at
                 nseq += 1
@@ -612,3 +610,21 @@ def key_order(rows, /):
         return _merge(seqs, nseq, fields)
     finally:
         PyMem_Free(seqs)
+        _id_free(&ids)
+
+
+cdef Py_ssize_t _key_index(dict index, list fields, PyObject *k) except -2:
+    # key_order's index of key k, a new one (appended to fields) when first met;
+    # -1 when k is not an exact str.
+    cdef PyObject *found
+    cdef Py_ssize_t at
+    if _type_of(k) != &_STR:
+        return -1
+    found = _dict_get(<PyObject *>index, k)
+    if found == NULL:
+        _raise_if_set()
+        at = len(fields)
+        fields.append(<object>k)
+        index[<object>k] = at
+        return at
+    return PyLong_AsSsize_t(<object>found)

@@ -69,11 +69,17 @@ static inline int gcx_fixed(int negative, unsigned long long m, int k, char *out
    return 0, so the caller asks CPython. */
 typedef unsigned __int128 gcx_u128;
 
-static inline gcx_u128 gcx_pow10_u128(int k) {
-    gcx_u128 p = 1;
-    while (k--)
-        p *= 10;
-    return p;
+#define GCX_E19 10000000000000000000ULL
+static const gcx_u128 gcx_pow10_128[] = {
+    1ULL, 10ULL, 100ULL, 1000ULL, 10000ULL, 100000ULL, 1000000ULL, 10000000ULL,
+    100000000ULL, 1000000000ULL, 10000000000ULL, 100000000000ULL, 1000000000000ULL,
+    10000000000000ULL, 100000000000000ULL, 1000000000000000ULL, 10000000000000000ULL,
+    100000000000000000ULL, 1000000000000000000ULL, GCX_E19, (gcx_u128)GCX_E19 * 10,
+    (gcx_u128)GCX_E19 * 100,
+};
+
+static inline gcx_u128 gcx_pow10_u128(int k) { /* 0 <= k <= 21 */
+    return gcx_pow10_128[k];
 }
 
 /* The nearest integer to mant * 10^k / 2^s into *m; 0 on a tie. */
@@ -128,50 +134,128 @@ static inline int gcx_near16(double a, unsigned long long *m, int *k, gcx_u128 *
     return diff * 2 < *p10 ? 1 : 2;
 }
 
-/* repr(a) when it has 17 digits (the nearest 16-digit decimal does not read back), else 0. */
-static inline int gcx_float_17(double a, int negative, char *out) {
+/* repr(a) when no decimal of 15 digits or fewer reads back as a: its nearest
+   16-digit decimal if that reads back, else its nearest 17-digit one; 0 if unsure. */
+static inline int gcx_float_long(double a, int negative, char *out) {
     unsigned long long m, mant;
-    int k, s;
+    int k, s, near = 0;
     gcx_u128 p10;
-    if (gcx_near16(a, &m, &k, &p10, &s, &mant) != 2)
+    near = gcx_near16(a, &m, &k, &p10, &s, &mant);
+    if (near == 1)
+        return m % 10 == 0 ? 0 : gcx_fixed(negative, m, k, out);
+    if (near != 2 || k > 20)
         return 0;
     if (!gcx_nearest(mant, s, p10 * 10, &m) || m >= 100000000000000000ULL || m % 10 == 0)
         return 0;
     return gcx_fixed(negative, m, k + 1, out);
 }
-
-/* repr(a) when no decimal of 15 digits or fewer reads back as a: its nearest 16-digit one. */
-static inline int gcx_float_16(double a, int negative, char *out) {
-    unsigned long long m, mant;
-    int k, s;
-    gcx_u128 p10;
-    if (gcx_near16(a, &m, &k, &p10, &s, &mant) != 1 || m % 10 == 0)
-        return 0;
-    return gcx_fixed(negative, m, k, out);
-}
 #else
-static inline int gcx_float_17(double a, int negative, char *out) {
-    (void)a, (void)negative, (void)out;
-    return 0;
-}
-static inline int gcx_float_16(double a, int negative, char *out) {
+static inline int gcx_float_long(double a, int negative, char *out) {
     (void)a, (void)negative, (void)out;
     return 0;
 }
 #endif
 
+/* 5^-j modulo 2^64, and the largest multiple of 5^j over 5^j: m is a multiple of
+   5^j exactly when m * 5^-j (mod 2^64) is at most that, and then it is m / 5^j. */
+static const unsigned long long gcx_inv5[] = {
+    0x0000000000000001ULL, 0xCCCCCCCCCCCCCCCDULL, 0x8F5C28F5C28F5C29ULL,
+    0x1CAC083126E978D5ULL, 0xD288CE703AFB7E91ULL, 0x5D4E8FB00BCBE61DULL,
+    0x790FB65668C26139ULL, 0xE5032477AE8D46A5ULL, 0xC767074B22E90E21ULL,
+    0x8E47CE423A2E9C6DULL, 0x4FA7F60D3ED61F49ULL, 0x0FEE64690C913975ULL,
+    0x3662E0E1CF503EB1ULL, 0xA47A2CF9F6433FBDULL, 0x54186F653140A659ULL,
+    0x7738164770402145ULL, 0xE4A4D1417CD9A041ULL, 0xC75429D9E5C5200DULL,
+    0xC1773B91FAC10669ULL, 0x26B172506559CE15ULL,
+};
+static const unsigned long long gcx_max5[] = {
+    0xFFFFFFFFFFFFFFFFULL, 0x3333333333333333ULL, 0x0A3D70A3D70A3D70ULL,
+    0x020C49BA5E353F7CULL, 0x0068DB8BAC710CB2ULL, 0x0014F8B588E368F0ULL,
+    0x000431BDE82D7B63ULL, 0x0000D6BF94D5E57AULL, 0x00002AF31DC46118ULL,
+    0x0000089705F4136BULL, 0x000001B7CDFD9D7BULL, 0x00000057F5FF85E5ULL,
+    0x000000119799812DULL, 0x0000000384B84D09ULL, 0x00000000B424DC35ULL,
+    0x0000000024075F3DULL, 0x000000000734ACA5ULL, 0x000000000170EF54ULL,
+    0x000000000049C977ULL, 0x00000000000EC1E4ULL,
+};
+
+/* m's trailing decimal zeros, at most k (< 20), dropped: how many. The twos
+   are its trailing zero bits; the fives, a search over the multiples test
+   above; a division per zero was most of a short float's time. */
+static inline int gcx_drop_zeros(unsigned long long *m, int k) {
+    int lo = 0, hi, mid, step, ok;
+#if defined(__GNUC__)
+    hi = *m ? __builtin_ctzll(*m) : k;
+#else
+    for (hi = 0; hi < k && !(*m >> hi & 1); hi++)
+        ;
+#endif
+    if (hi > k)
+        hi = k;
+    /* the most fives, at most hi (5^j divides m for every j up to that), in
+       five steps with no branch to mispredict: the digits vary cell to cell */
+    for (step = 16; step; step >>= 1) {
+        mid = lo + step;
+        ok = mid <= hi;
+        mid = ok ? mid : 0;
+        ok &= *m * gcx_inv5[mid] <= gcx_max5[mid];
+        lo = ok ? mid : lo;
+    }
+    *m = (*m * gcx_inv5[lo]) >> lo;
+    return lo;
+}
+
+/* The shortest decimal of at most 15 digits that reads back as a (1e-4 <= a < 1e15)
+   into m * 10^-k: 1 if there is one, 0 if there is none, -1 if unsure.
+
+   With k such that a * 10^k lies in [10^14, 10^15), a decimal D of 15 digits or
+   fewer within half an ulp of a is M * 10^-k for an integer M (its last digit
+   is at 10^-k or above), and the product rounded to an integer is M: a * 10^k
+   is within 0.12 of M (half an ulp of a, times 10^k, below 2^50 * 2^-53) and
+   its rounding adds at most 2^-4. So one product says it, where trying each k
+   from 0 on took a division per digit. Near the ends of the range the product
+   may round across them: unsure there (the caller searches). */
+static inline int gcx_short15(double a, unsigned long long *m, int *k) {
+    unsigned long long bits;
+    double x, r;
+    int e2, d;
+    memcpy(&bits, &a, sizeof bits);
+    e2 = (int)(bits >> 52 & 0x7ff) - 1023; /* 2^e2 <= a < 2^(e2+1), -14 <= e2 <= 49 */
+    /* floor(e2 * log10(2)) (78913 / 2^18 is log10(2) to 6 digits): floor(log10 a), or one less */
+    d = (e2 * 78913) >> 18;
+    *k = 14 - d;
+    if (*k < 1 || *k > 19)
+        return -1;
+    *k -= a * gcx_pow10[*k] >= 1e15; /* the one less: one digit more before the point */
+    x = a * gcx_pow10[*k];
+    r = gcx_round(x);
+    if (!(r > 1e14 + 1 && r < 1e15 - 1))
+        return -1;
+    if (r / gcx_pow10[*k] != a)
+        return 0;
+    *m = (unsigned long long)r;
+    *k -= gcx_drop_zeros(m, *k); /* the shortest */
+    return 1;
+}
+
 /* Writes repr(f) into out (at least 32 bytes) and returns its length, or 0. */
 static inline int gcx_float_repr(double f, char *out) {
     double a = f < 0 ? -f : f, m = 0;
-    int k;
+    unsigned long long q;
+    int k, found;
     if (!(a >= 1e-4 && a < 1e15)) /* also NaN and the zeros */
         return 0;
-    if (a * 1e15 != gcx_round(a * 1e15) && (k = gcx_float_17(a, f < 0, out)))
-        return k; /* not a short decimal and 17 digits: no search of shorter ones */
+    if (a * 1e15 != gcx_round(a * 1e15)) { /* likely not a short decimal: one product says */
+        found = gcx_short15(a, &q, &k);
+        if (found == 1)
+            return gcx_fixed(f < 0, q, k, out);
+        if (found == 0) /* no decimal of 15 digits or fewer: 16 digits, or 17 */
+            return gcx_float_long(a, f < 0, out);
+    }
+    /* a short decimal (prices) or unsure: each number of decimals in turn, in
+       divisions the processor overlaps (faster than the product for few decimals) */
     for (k = 0; k < 20; k++) {
         m = gcx_round(a * gcx_pow10[k]);
         if (m >= 1e15)
-            return gcx_float_16(a, f < 0, out);
+            return gcx_float_long(a, f < 0, out);
         if (m / gcx_pow10[k] == a)
             break;
     }

@@ -179,6 +179,7 @@ cdef enum:
 include "_escape.pxi"
 include "_cells.pxi"
 include "_buffer.pxi"
+include "_idmap.pxi"
 include "_columns.pxi"
 include "_table_encode.pxi"
 include "_rows_decode.pxi"

@@ -82,6 +82,22 @@ def test_float_cells_full_precision() -> None:
     assert _cells(rows)[:-1] == [repr(v) for v in values]
 
 
+def test_float_cells_fifteen_digits_at_the_decade_ends() -> None:
+    # The extension finds a decimal of 15 digits or fewer from one product scaled
+    # into [1e14, 1e15): decimals of 14 to 16 digits at either end of each decade
+    # (where that product rounds across the range's ends), and their neighbours.
+    ends = ["1.00000000000001", "9.99999999999999", "1.0000000000001", "9.9999999999999"]
+    ends += ["1.000000000000001", "9.999999999999999", "5.55555555555555", "1.5"]
+    values = []
+    for e in range(-4, 15):
+        for digits in ends:
+            v = float(f"{digits}e{e}")
+            values += [v, math.nextafter(v, 0.0), math.nextafter(v, math.inf)]
+    values = [v for v in values if 1e-4 <= v < 1e15]
+    rows: list[dict[str, object]] = [{"s": "a", "x": v} for v in values] + [{"s": "b", "x": 1}]
+    assert _cells(rows)[:-1] == [repr(v) for v in values]
+
+
 # Rows around a float column: integral floats (the cells float= changes), the
 # guards and raw CRs a row's edges rewrite, ints and nulls that rule a column out.
 # The first 16 rows hold few integral floats and the later ones many, or an int

@@ -778,6 +778,26 @@ def test_key_order_agrees(rows: list[Any]) -> None:
     assert outcome(_speedups.key_order, rows) == outcome(_speedups_py.key_order, rows)
 
 
+def _fresh(key: str) -> str:
+    # An equal str that is another object (the extension finds keys by address first).
+    return "".join(list(key))
+
+
+@need_ext
+def test_key_order_agrees_on_equal_keys_of_other_objects() -> None:
+    # Keys met again as new objects, many keys (the address map grows), an order
+    # seen first with one set of objects and contradicted with another.
+    names = [f"column_{i}" for i in range(300)]
+    rows: list[Any] = [dict.fromkeys(names[:150]), dict.fromkeys(map(_fresh, names[100:]))]
+    rows += [dict.fromkeys([_fresh(names[i]), names[i + 1]]) for i in range(0, 299, 7)]
+    assert _speedups.key_order(rows) == _speedups_py.key_order(rows) == names
+    rows.append({"first": 0, _fresh(names[0]): 0})  # a key seen last goes first
+    assert _speedups.key_order(rows) == _speedups_py.key_order(rows) == ["first", *names]
+    rows.append({_fresh(names[5]): 0, _fresh(names[2]): 0})  # 5 before 2: no order agrees
+    assert _speedups.key_order(rows) is None
+    assert _speedups_py.key_order(rows) is None
+
+
 _NOT_PLAIN = st.sampled_from(
     [float("nan"), float("inf"), 2**63, -(2**63) - 1, 2**64, (1, 2), {1: 2}, b"x", True.__class__]
 )
