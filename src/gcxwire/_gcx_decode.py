@@ -24,6 +24,7 @@ from ._gcx_model import (
     _OF,
     _OPTIONAL,
     _PREFIX,
+    _QUOTED,
     _STR,
     _TEMPLATE,
     _TREE,
@@ -45,7 +46,7 @@ from .limits import (
 )
 
 _NO_NAMES: frozenset[str] = frozenset()
-_STYLES = (_EMPTY, _FLOAT, _FLAT, _JSON, _STR, _CRLF, _TREE, _OPTIONAL, _NULLABLE)
+_STYLES = (_EMPTY, _FLOAT, _FLAT, _JSON, _STR, _CRLF, _TREE, _OPTIONAL, _NULLABLE, _QUOTED)
 _GROUP_END = object()  # in _nest_plan's tree: a declared group ends here
 
 
@@ -116,6 +117,8 @@ def _parse_header(line: str, doc: str, pos: int, limits: Limits = DEFAULT_LIMITS
         if styles[_JSON] != "raw":
             raise DecodeError.at(f"Unknown `json={styles[_JSON]}`", doc, pos)
         header.__dict__["raw_json"] = True
+    if _QUOTED in styles and styles[_QUOTED] != "json":  # it marks cells; typing needs nothing
+        raise DecodeError.at(f"Unknown `quoted={styles[_QUOTED]}`", doc, pos)
     for key, attribute in ((_STR, "strings"), (_CRLF, "crlf"), (_TREE, "trees")):
         if key in styles:
             declared = _names(styles[key])
@@ -753,10 +756,13 @@ def _sections(
 def _typed_meta(
     header: Header, doc: str, limits: Limits = DEFAULT_LIMITS
 ) -> Iterator[tuple[str | None, Any]]:
-    # Data members in header order; the `of` marker's position yields key None.
-    for key_raw, value_raw in header.raw_meta:
+    # Data members in header order; the `of` marker's position yields key None
+    # (the last `of=`, as a repeated key's last value is the one that counts).
+    last_of = max((i for i, (k, _) in enumerate(header.raw_meta) if k == _OF), default=-1)
+    for i, (key_raw, value_raw) in enumerate(header.raw_meta):
         if key_raw == _OF:
-            yield None, None
+            if i == last_of:
+                yield None, None
             continue
         if key_raw in _CONTROL:
             continue
@@ -775,10 +781,15 @@ def _typed_meta(
 
 
 def _marker(header: Header) -> tuple[str, str] | None:
+    # The first of `of`/`is` to appear, with its last value: a repeated key's last one wins.
+    kind = None
+    value = ""
     for key_raw, value_raw in header.raw_meta:
-        if key_raw in (_OF, _IS):
-            return key_raw, value_raw if key_raw == _OF else unescape(value_raw)
-    return None
+        if key_raw in (_OF, _IS) and kind in (None, key_raw):
+            kind, value = key_raw, value_raw
+    if kind is None:
+        return None
+    return kind, value if kind == _OF else unescape(value)
 
 
 def _of_path(raw: str) -> list[str | None]:
@@ -955,8 +966,7 @@ def _section_value(header: Header, rows: list[dict[str, Any]], doc: str) -> Any:
     form = None
     for key, value in header.raw_meta:
         if key == _FORM:
-            form = value
-            break
+            form = value  # no break: a repeated key's last value wins
     if form is None:
         return rows
     if form != "columns":

@@ -39,9 +39,10 @@ _CRLF: Final = "crlf"  # crlf=a,b: in these columns each line break is CR LF, wr
 _TREE: Final = "tree"  # tree=a,b: {…} cells list keys only, {a,b{c}} for {"a":{},"b":{"c":{}}}
 _OPTIONAL: Final = "optional"  # optional=g: a row whose group g cells are all blank lacks g
 _NULLABLE: Final = "nullable"  # nullable=g: a row whose group g cells are all blank holds g null
+_QUOTED: Final = "quoted"  # quoted=json: a cell starting with `"` is a JSON string (`""`: empty)
 _CONTROL: Final = (
     _OF, _IS, _EMPTY, _FLOAT, _FLAT, _FORM, _PREFIX, _TEMPLATE, _JSON, _STR, _CRLF, _TREE,
-    _OPTIONAL, _NULLABLE, _INFIX,
+    _OPTIONAL, _NULLABLE, _INFIX, _QUOTED,
 )  # fmt: skip
 # Objects nested this deep at most are spread over `a.b.c` columns.
 _FLAT_DEPTH: Final = 3

@@ -16,6 +16,7 @@ from ._gcx_decode import _build, _Lines, _sections
 from ._gcx_encode import _encode_typed, go_readable
 from ._gcx_header import _field_text, _header_line, _tool_text
 from ._gcx_model import _NO_FLOATS, Header, Section
+from ._gcx_quoted import mark_quoted
 from ._impl import encode_row
 from ._json import RawNumber, go_marshal, loads_exact
 from ._layout_check import OnDrift, screen
@@ -46,7 +47,7 @@ def _encode_unchecked(value: Any, tool: str, profile: Profile = "typed") -> str:
     """:func:`encode` without a layout or Go's line check (``auto`` leaves such a text out)."""
     if profile == "typed":
         try:
-            return _encode_typed(value, tool)
+            return mark_quoted(_encode_typed(value, tool))
         except RecursionError:
             raise EncodeValueError(f"Nesting deeper than {MAX_DEPTH} levels (or a cycle)") from None
     if profile == "reference":

@@ -65,6 +65,7 @@ CASES: list[tuple[str, set[str]]] = [
     (gcx([{"a": i, "f": [[{'k:{"uid":"x"}': i}]]} for i in range(2)]), {"json=raw"}),
     (gcx([{"a": i, "zip": str(10000 + i)} for i in range(4)]), {"str"}),
     (gcx([{"a": i, "text": "a\r\nb\r\nc\r\n"} for i in range(2)]), {"crlf"}),
+    (gcx([{"a": i, "text": ""} for i in range(2)]), {"quoted=json"}),
     (
         gcx([{"a": 0, "f": {"x": {}, "y": {"z": {}, "w": {}}, "v": {}}}, {"a": 1, "f": "-"}]),
         {"tree"},
@@ -109,7 +110,7 @@ def test_the_cases_use_every_marker_and_every_header_marker_has_a_line() -> None
 
 CORPUS = sorted((Path(__file__).parents[2] / "bench" / "cases").glob("*/*.json"))
 # Reserved keys whose hint line is for one value (`is=object`), not for the key.
-_BY_VALUE = ("is", "form", "json", "empty")
+_BY_VALUE = ("is", "form", "json", "empty", "quoted")
 
 
 def test_every_marker_a_recorded_response_is_written_with_has_its_line() -> None:

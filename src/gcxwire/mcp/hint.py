@@ -71,6 +71,10 @@ MARKERS: Final[dict[str, str]] = {
         "json=raw: in this table a cell starting with [ or { is JSON text exactly as written"
         " (its backslashes are JSON's own, not doubled)."
     ),
+    "quoted=json": (
+        'quoted=json: in this table a cell (or header value) starting with " is a JSON string:'
+        ' "" is the empty text.'
+    ),
     "str": "str=a,b: columns a, b hold text only: a cell 12 or true there is the text 12, true.",
     "crlf": "crlf=a: in column a each \\n is a Windows line end, CR LF.",
     "tree": (
@@ -188,7 +192,7 @@ def _gcx_markers(text: str) -> Iterator[str]:
                 yield f"is={value}"
             elif key == "empty" and value == "null":
                 yield "empty=null"
-            elif key in ("form", "json") and f"{key}={value}" in MARKERS:
+            elif key in ("form", "json", "quoted") and f"{key}={value}" in MARKERS:
                 yield f"{key}={value}"
             elif key in ("prefix", "template", "infix"):
                 yield key
