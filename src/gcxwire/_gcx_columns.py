@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from ._impl import template_matches
 from ._values import ABSENT, int_to_str
 
 Path = tuple[str, ...]
@@ -42,6 +43,7 @@ class _Columns:
         self.rows = rows
         self._values: dict[Path, list[Any]] = {}
         self._texts: dict[Path, list[str | None]] = {}
+        self._matches: dict[tuple[Path, Path, str, str], list[int] | None] = {}
 
     def values(self, path: Path) -> list[Any]:
         got = self._values.get(path)
@@ -55,6 +57,15 @@ class _Columns:
         if got is None:
             got = self._texts[path] = _source_texts(self.values(path))
         return got
+
+    def matches(self, path: Path, source: Path, before: str, after: str) -> list[int] | None:
+        # Per row, whether the value at path is before + source text + after (1: a str
+        # that is, 2: another value equal to it, 0: not); None when a row lacks the path.
+        key = (path, source, before, after)
+        if key not in self._matches:
+            values, texts = self.values(path), self.texts(source)
+            self._matches[key] = template_matches(values, texts, before, after, ABSENT)
+        return self._matches[key]
 
 
 _PROBES = 8  # rows of a long table a candidate template is tried on first

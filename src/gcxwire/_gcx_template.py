@@ -134,10 +134,11 @@ def _templates(
         if len(rows) == 1:  # the one row follows its own template
             blanked = len(start) - cut
         else:
+            hits = cols.matches(path, paths[s], before, after) or ()  # a count found rows
             blanked = sum(
                 len(value) - cut
-                for value, text in zip(cols.values(path), cols.texts(paths[s]), strict=True)
-                if type(value) is str and text is not None and value == before + text + after
+                for value, hit in zip(cols.values(path), hits, strict=True)
+                if hit == 1
             )
         cost = 2 * (len(before) + len(after) + len(fields[s]) + 2)
         if len(rows) < _TEMPLATE_ROWS:  # the header's repeated name, shared by few cells
@@ -148,10 +149,12 @@ def _templates(
     # A derived column keeps its prefix only for the three strings a prefix needs.
     for k, (s, before, after) in found.items():
         if k in prefixes:
-            kept = 0
-            for value, text in zip(cols.values(paths[k]), cols.texts(paths[s]), strict=True):
-                if type(value) is str and (text is None or value != before + text + after):
-                    kept += 1
+            hits = cols.matches(paths[k], paths[s], before, after) or ()
+            kept = sum(
+                1
+                for value, hit in zip(cols.values(paths[k]), hits, strict=True)
+                if type(value) is str and hit != 1
+            )
             if kept < _PREFIX_ROWS:
                 del prefixes[k]
     return found
@@ -178,24 +181,13 @@ def _follow(
         return 0
     if cols is None:
         cols = _Columns(rows)
-    values = cols.values(path)
-    length = len(before) + len(after)
-    misses = 0
-    allowed = size - need  # one more miss and `need` cannot be reached
-    for value, text in zip(values, cols.texts(source), strict=True):
-        if value is ABSENT:
-            return 0
-        if (
-            type(value) is not str
-            or text is None
-            or len(value) != length + len(text)
-            or value != before + text + after
-        ):
-            misses += 1
-            if misses > allowed:
-                return 0
-    # Short of `need`, with some row not following: what a row-by-row stop would say.
-    return size - misses
+    held = cols.matches(path, source, before, after)  # a leaf, kept for the drop
+    if held is None:  # a row lacks the column
+        return 0
+    misses = size - held.count(1)
+    # Short of `need`, with some row not following: what a row-by-row stop would say
+    # (a table every row of which follows counts whole, `need` or not).
+    return 0 if misses and misses > size - need else size - misses
 
 
 def _probes_follow(
@@ -239,13 +231,7 @@ def _drop_derived(
     if cols is None:
         cols = _Columns(rows)
     drops = [
-        (
-            paths[k],
-            [
-                text is not None and value == before + text + after
-                for value, text in zip(cols.values(paths[k]), cols.texts(paths[s]), strict=True)
-            ],
-        )
+        (paths[k], _derived_rows(cols, paths[k], paths[s], before, after))
         for k, (s, before, after) in templates.items()
     ]
     out: list[dict[str, Any]] = []
@@ -269,6 +255,17 @@ def _drop_derived(
                 del target[path[-1]]
         out.append(row)
     return out
+
+
+def _derived_rows(cols: _Columns, path: Path, source: Path, before: str, after: str) -> list[bool]:
+    # Per row, whether its cell at path is what the template gives (an absent one is not).
+    held = cols.matches(path, source, before, after)
+    if held is not None:
+        return [hit != 0 for hit in held]
+    return [
+        text is not None and value == before + text + after
+        for value, text in zip(cols.values(path), cols.texts(source), strict=True)
+    ]
 
 
 def _derive_record(

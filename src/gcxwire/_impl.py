@@ -58,6 +58,7 @@ shared_keys = _twin.shared_keys
 split_column = _twin.split_column
 crlf_cells = _twin.crlf_cells
 drop_crlf = _twin.drop_crlf
+template_matches = _twin.template_matches
 unescape = _twin.unescape
 
 

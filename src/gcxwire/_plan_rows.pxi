@@ -1,5 +1,7 @@
 # ------------------------------------------ child sections and cell styles: per-row leaves
 
+from cpython.unicode cimport PyUnicode_Tailmatch
+
 
 def split_column(rows, key, mark, link, /):
     """The rows with list column ``key`` moved out: (rows, items, JSON size), or None.
@@ -182,4 +184,41 @@ def drop_crlf(text, bint header, chosen, /):
         w += kept
         a = cr + 1
     memcpy(dst + w * kind, <const Py_UCS1 *>src + a * kind, (n - a) * kind)
+    return out
+
+
+def template_matches(values, texts, before, after, absent, /):
+    """Per row, whether its value is ``before + text + after``, or None if one is ``absent``.
+
+    1: an exact str that is; 2: another value equal to it (a str subclass, an
+    object's own ``==``); 0: neither, or no text (None) for the row.
+    """
+    cdef list vs = list(values), ts = list(texts), out
+    cdef Py_ssize_t i, n = len(vs), lb, la, lt, lv
+    cdef object value, text
+    if type(before) is not str or type(after) is not str:
+        raise TypeError("before and after must be str")
+    if len(ts) != n:
+        raise ValueError("values and texts differ in length")
+    lb, la = len(<str>before), len(<str>after)
+    out = [0] * n
+    for i in range(n):
+        value = vs[i]
+        if value is absent:
+            return None
+        text = ts[i]
+        if text is None:
+            continue
+        if type(value) is str and type(text) is str:
+            lt = len(<str>text)
+            lv = len(<str>value)
+            if (
+                lv == lb + lt + la
+                and PyUnicode_Tailmatch(value, before, 0, lb, -1) == 1
+                and PyUnicode_Tailmatch(value, text, lb, lb + lt, -1) == 1
+                and PyUnicode_Tailmatch(value, after, lb + lt, lv, 1) == 1
+            ):
+                out[i] = 1
+        elif value == before + text + after:
+            out[i] = 1 if type(value) is str else 2
     return out

@@ -25,7 +25,8 @@ code lives in the included parts, one job each:
                      add_templates
   _dcp_rows.pxi      DCP: a batch's positional rows and their lines
   _plan_rows.pxi     per-row work of the planning passes: a list column moved
-                     out to a child section, the `crlf=` rewrite
+                     out to a child section, the `crlf=` rewrite, the rows a
+                     template holds
 """
 
 import math
@@ -126,6 +127,7 @@ __all__ = [
     "split_column",
     "crlf_cells",
     "drop_crlf",
+    "template_matches",
 ]
 
 cdef object _ABSENT = ABSENT

@@ -55,6 +55,7 @@ __all__ = [
     "split_column",
     "crlf_cells",
     "drop_crlf",
+    "template_matches",
 ]
 
 _UNESCAPED = {"t": "\t", "n": "\n"}
@@ -1188,3 +1189,27 @@ def drop_crlf(text: str, header: bool, chosen: Iterable[int], /) -> str:
                     cells[k] = cells[k].replace("\r\\n", "\\n")
             lines[i] = "\t".join(cells)
     return text[:start] + "\n".join(lines)
+
+
+def template_matches(
+    values: Iterable[Any], texts: Iterable[Any], before: str, after: str, absent: object, /
+) -> list[int] | None:
+    """Per row, whether its value is ``before + text + after``, or None if one is ``absent``.
+
+    1: an exact str that is; 2: another value equal to it (a str subclass, an
+    object's own ``==``); 0: neither, or no text (None) for the row.
+    """
+    vs, ts = list(values), list(texts)
+    if type(before) is not str or type(after) is not str:
+        raise TypeError("before and after must be str")
+    if len(ts) != len(vs):
+        raise ValueError("values and texts differ in length")
+    out: list[int] = []
+    for value, text in zip(vs, ts, strict=True):
+        if value is absent:
+            return None
+        if text is not None and value == before + text + after:
+            out.append(1 if type(value) is str else 2)
+        else:
+            out.append(0)
+    return out

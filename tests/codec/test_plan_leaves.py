@@ -90,3 +90,40 @@ def test_crlf_leaves_find_and_drop_the_cells_crs(twin: str) -> None:
     assert mod.drop_crlf(text, True, [0, 1, 2]) == dropped
     assert mod.drop_crlf(text, True, [3]) == text
     assert mod.drop_crlf("no rows\r\\n", True, [0]) == "no rows\r\\n"
+
+
+class _Loose(str):
+    """A str subclass: equal to its text, but not an exact str."""
+
+
+_CELL = st.one_of(
+    st.sampled_from(["a1b", "a12b", "ab", "a1", "1b", "", "é1😀", 1, None, True]),
+    st.just(_Loose("a1b")),
+)
+
+
+@need_ext
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(
+        st.tuples(_CELL, st.sampled_from(["1", "12", "", None, "é", _Loose("1")])), max_size=6
+    ),
+    st.sampled_from([("a", "b"), ("", ""), ("a", ""), ("é", "😀")]),
+    st.booleans(),
+)
+def test_template_matches_agrees(pairs: list[Any], around: tuple[str, str], gap: bool) -> None:
+    absent = object()
+    values = [v for v, _ in pairs] + ([absent] if gap else [])
+    texts = [t for _, t in pairs] + ([None] if gap else [])
+    args = (values, texts, *around, absent)
+    assert outcome(_speedups.template_matches, *args) == outcome(
+        _speedups_py.template_matches, *args
+    )
+
+
+def test_template_matches_tells_strs_from_equal_values(twin: str) -> None:
+    matches = leaves(twin).template_matches
+    absent = object()
+    values = ["a1b", "a2b", _Loose("a3b"), 7, "a4b"]
+    assert matches(values, ["1", "9", "3", "7", None], "a", "b", absent) == [1, 0, 2, 0, 0]
+    assert matches(["a1b", absent], ["1", "1"], "a", "b", absent) is None
