@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from . import _gcx_lines as lines
 from . import _gcx_nested as nested
 from ._gcx_model import (
     _CONTROL,
@@ -546,6 +547,8 @@ class _Lines:
     #: Typed reading: the fields that have cells, and the constant columns' values.
     cells: tuple[str, ...] = ()
     constants: dict[str, Any] | None = None
+    #: Typed reading of a `form=lines` section: its rows are plain strings, one line each.
+    plain: bool = False
     #: Cells short rows may still fill in: max_padding plus one per input character
     #: (a stream adds each chunk's characters as it comes).
     padding: int = -1
@@ -574,12 +577,14 @@ class _Lines:
         if len(text) > limits.max_line:
             raise DecodeError.at(f"Line is longer than {limits.max_line} characters", self.doc, pos)
         trees = self.typed and self.header is not None and bool(self.header.trees)
-        if self.typed and (not trees or text.startswith("GCX1")):  # key lists: once JSON, below
+        # Key lists are checked once JSON (below); lines are text, never numbers.
+        if self.typed and (not (trees or self.plain) or text.startswith("GCX1")):
             _check_numbers(text, limits, self.doc, pos)
         if text.startswith("GCX1"):
             self.header = header = _parse_header(text, self.doc, pos, limits)
             self.comments = []
-            if self.typed:
+            self.plain = self.typed and lines.is_lines(header)
+            if self.typed and not self.plain:
                 self.cells, self.constants, self.nest = _row_plan(header, self.doc, pos, limits)
             else:
                 self.cells, self.constants, self.nest = header.fields, None, None
@@ -589,14 +594,15 @@ class _Lines:
         if text[0] == "#":
             self.comments.append(text[1:])
             return None
-        if self.typed and text.count("[") + text.count("{") > limits.max_depth:
+        typed = self.typed and not self.plain
+        if typed and text.count("[") + text.count("{") > limits.max_depth:
             self._check_depth(text, pos)
         header = self.header
-        if not self.typed or header.empty_null:
+        if not typed or header.empty_null:
             short = len(self.cells) - text.count("\t") - 1
             if short > 0:
                 self.pad(short, pos)
-        if self.typed and (header.raw_json or header.strings or header.crlf or header.trees):
+        if typed and (header.raw_json or header.strings or header.crlf or header.trees):
             strings = _string_cells(header.strings, self.cells)
             crlf = _string_cells(header.crlf, self.cells)
             try:
@@ -608,14 +614,14 @@ class _Lines:
             if trees:
                 _check_numbers(text, limits, self.doc, pos)
         try:
-            row = decode_row(text, self.cells, self.typed, header.empty_null, header.floats)
+            row = decode_row(text, self.cells, typed, header.empty_null, header.floats)
             if self.constants:
                 _check_constants(row, self.constants)
-            if self.typed and header.infixes:
+            if typed and header.infixes:
                 _add_infixes([row], header.infixes)
-            if self.typed and header.prefixes:
+            if typed and header.prefixes:
                 _add_prefixes([row], header.prefixes)
-            if self.typed and header.templates:
+            if typed and header.templates:
                 add_templates([row], header.templates)
             if self.nest is None:
                 return row
@@ -674,7 +680,8 @@ def _section_rows(
     assert header is not None
     limits = state.limits
     text, base = doc, start
-    if state.typed and (header.raw_json or header.strings or header.crlf or header.trees):
+    typed = state.typed and not state.plain
+    if typed and (header.raw_json or header.strings or header.crlf or header.trees):
         # escaped as usual
         end = start if doc.startswith("GCX1", start) else doc.find("\nGCX1", start)
         end = len(doc) if end < 0 else end + (end > start)
@@ -687,7 +694,7 @@ def _section_rows(
             raise DecodeError.at(exc.msg, doc, start + exc.pos) from None
     try:
         found, comments, stop, padded = decode_rows(
-            text, base, state.cells, state.typed, header.empty_null, header.floats,
+            text, base, state.cells, typed, header.empty_null, header.floats,
             limits.max_line, limits.max_depth, digit_limit(limits), state.padding,
         )  # fmt: skip
     except DecodeError as exc:
@@ -701,11 +708,11 @@ def _section_rows(
         if state.constants:
             for row in found:
                 _check_constants(row, state.constants)
-        if state.typed and header.infixes:
+        if typed and header.infixes:
             _add_infixes(found, header.infixes)
-        if state.typed and header.prefixes:
+        if typed and header.prefixes:
             _add_prefixes(found, header.prefixes)
-        if state.typed and header.templates:
+        if typed and header.templates:
             add_templates(found, header.templates)
         if state.nest is not None:
             found = nest_rows(found, state.nest)
@@ -842,6 +849,20 @@ def _merge(obj: dict[str, Any], members: dict[str, Any]) -> None:
 
 
 def _build(
+    doc: str,
+    sections: list[tuple[Header, list[dict[str, Any]], list[str]]],
+    limits: Limits = DEFAULT_LIMITS,
+) -> Any:
+    """The typed value of the sections; texts of `form=lines` sections put in their cells."""
+    if not any(lines.is_lines(header) for header, _, _ in sections):
+        return _build_value(doc, sections, limits)
+    kept, placed = lines.split(sections, doc)
+    value = _build_value(doc, kept, limits)
+    lines.place(value, placed, doc)
+    return value
+
+
+def _build_value(
     doc: str,
     sections: list[tuple[Header, list[dict[str, Any]], list[str]]],
     limits: Limits = DEFAULT_LIMITS,

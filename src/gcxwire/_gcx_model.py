@@ -26,7 +26,7 @@ _IS: Final = "is"  # is=object|list|value: what the section's rows stand for
 _EMPTY: Final = "empty"  # empty=null: an empty cell is null here, and `\` is absent
 _FLOAT: Final = "float"  # float=a,b: numbers in these columns are floats ("1" for 1.0)
 _FLAT: Final = "flat"  # flat=owner: columns `owner.x` are the members of an object `owner`
-_FORM: Final = "form"  # form=columns: the rows are an object of parallel arrays, one per column
+_FORM: Final = "form"  # form=columns: parallel arrays; form=lines: a text, one row a line
 _PREFIX: Final = "prefix"  # prefix=col=text: every string in column col starts with text
 _TEMPLATE: Final = "template"  # template=col=a{src}b: col's blank cells are a + src's text + b
 _INFIX: Final = "infix"  # infix=col=text: the … in a string of column col stands for text

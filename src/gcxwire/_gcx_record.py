@@ -6,6 +6,7 @@ from bisect import bisect_left
 from collections.abc import Sequence
 from typing import Any
 
+from . import _gcx_lines as lines
 from ._gcx_cell_styles import _cell_styles
 from ._gcx_columns import Path, _at
 from ._gcx_groups import _grouped_names, _spread_plan
@@ -178,6 +179,7 @@ def _write_object(
                 fields, leaves = spread
                 record = _by_path(obj, fields, leaves)
                 spread_pair = [(_FLAT, "{}")]
+            whole = record
             record, derived = _derive_record(record, fields)  # `_links.self={url}` too
             style = _style([record], fields)
             try:
@@ -186,6 +188,11 @@ def _write_object(
                 raise _by_member(exc, fields, leaves) from None
             paths: list[Path | None] = [(k,) for k in fields]
             row, marks = _cell_styles(row, False, [record], fields, paths)  # json=raw, crlf=
+            place = (tool_text, None)  # long texts in lines sections of their own
+            sources = lines.sources(whole, fields) if derived else ()
+            moved = lines.move_texts(row, False, [record], fields, leaves, place, sources, style[0])
+            if moved is not None:
+                row = moved[0] + moved[1]
             pairs = [*_style_pairs(fields, *style), *spread_pair, *derived, *marks, (_IS, "object")]
             out.append(_header_line(tool_text, fields, pairs, None, names))
             out.append(row + "\n")

@@ -6,6 +6,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from . import _gcx_lines as lines
 from . import _gcx_nested as nested
 from ._gcx_cell_styles import _cell_styles
 from ._gcx_columns import _PROBES, Path, _Columns
@@ -225,6 +226,13 @@ def _section(
         else:  # the header is the text's first line
             cut = text.index("\n") if "\n" in text else len(text)
             text = text[:cut] + _meta_text(marks_after) + text[cut:]
+    if below is not None and below[2] == 0:  # long texts in lines sections of their own
+        derived = {k for t in templates.items() for k in (t[0], t[1][0])}  # and their sources
+        moved = lines.move_texts(
+            text, head is not None, rows, cells, cell_paths, below[:2], derived, empty_null
+        )
+        if moved is not None:
+            text = moved[0] + moved[1]
     text += children
     return fields, [*_style_pairs(fields, empty_null, floats), *pairs], text, constants, names
 

@@ -55,6 +55,12 @@ MARKERS: Final[dict[str, str]] = {
         "form=columns: the rows are an object of parallel arrays: each column is one array,"
         " item n of each in row n."
     ),
+    "form=lines": (
+        "form=lines of=results[3].body: the rows are the lines of one text, member body of"
+        " row 3 (0 is the first) of the table of=results, whose cell is blank there (of=body:"
+        " the object's member body); each row is text, escaped as a cell is (a \\n in it is"
+        " one more line break, \\# a #)."
+    ),
     "prefix": (
         "prefix=col=text: every text in column col starts with text, written once here:"
         " the cell issues/12 under prefix=url=https://x/ is https://x/issues/12."
@@ -183,7 +189,10 @@ def _gcx_markers(text: str) -> Iterator[str]:
             header = _parse_header(line, line, 0)
         except DecodeError:
             continue  # a hint is no validator: decoding reports it
+        text_lines = ("form", "lines") in header.raw_meta
         for key, value in header.raw_meta:
+            if key == "of" and text_lines:  # the form=lines line says what this of= names
+                continue
             if key in _STYLE_KEYS:
                 yield _STYLE_KEYS[key]
                 if key == "of" and "[]." in value:
