@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -29,6 +30,7 @@ from ._gcx_model import (
     _STR,
     _TEMPLATE,
     _TREE,
+    _WORDS,
     Header,
 )
 from ._gcx_trees import tree_json
@@ -47,7 +49,7 @@ from .limits import (
 )
 
 _NO_NAMES: frozenset[str] = frozenset()
-_STYLES = (_EMPTY, _FLOAT, _FLAT, _JSON, _STR, _CRLF, _TREE, _OPTIONAL, _NULLABLE, _QUOTED)
+_STYLES = (_EMPTY, _FLOAT, _FLAT, _JSON, _STR, _CRLF, _TREE, _WORDS, _OPTIONAL, _NULLABLE, _QUOTED)
 _GROUP_END = object()  # in _nest_plan's tree: a declared group ends here
 
 
@@ -120,7 +122,8 @@ def _parse_header(line: str, doc: str, pos: int, limits: Limits = DEFAULT_LIMITS
         header.__dict__["raw_json"] = True
     if _QUOTED in styles and styles[_QUOTED] != "json":  # it marks cells; typing needs nothing
         raise DecodeError.at(f"Unknown `quoted={styles[_QUOTED]}`", doc, pos)
-    for key, attribute in ((_STR, "strings"), (_CRLF, "crlf"), (_TREE, "trees")):
+    marked = ((_STR, "strings"), (_CRLF, "crlf"), (_TREE, "trees"), (_WORDS, "words"))
+    for key, attribute in marked:
         if key in styles:
             declared = _names(styles[key])
             if not declared.issubset(header.columns):
@@ -291,6 +294,7 @@ def _escaped(
     strings: tuple[int, ...],
     crlf: tuple[int, ...] = (),
     trees: tuple[int, ...] = (),
+    words: tuple[int, ...] = (),
 ) -> str:
     """Row lines as a section without ``json=raw``, ``str=``, ``crlf=`` and ``tree=``
     would write them.
@@ -299,15 +303,16 @@ def _escaped(
     is doubled (JSON text holds no TAB or LF); in the ``str=`` columns (cell
     indexes) a number-like cell gets its ``\\`` and a word its ``tru\\e`` form;
     in the ``crlf=`` columns each ``\\n`` of a text cell gets its CR back; in the
-    ``tree=`` columns a ``{…}`` key list becomes its JSON text (escaped). A
-    malformed key list raises DecodeError at its cell's offset in ``text``.
+    ``tree=`` columns a ``{…}`` key list becomes its JSON text (escaped), and in
+    the ``lists=`` columns a list of texts (``a b``) its JSON array. A malformed
+    key list raises DecodeError at its cell's offset in ``text``.
     """
-    if not strings and not crlf and not trees and not (raw_json and "\\" in text):
+    if not strings and not crlf and not trees and not words and not (raw_json and "\\" in text):
         return text
     lines = text.split("\n")
     start = 0  # where line i starts in text
     for i, line in enumerate(lines):
-        if (raw_json and "\\" in line) or strings or crlf or trees:
+        if (raw_json and "\\" in line) or strings or crlf or trees or words:
             cells = line.split("\t")
             if raw_json:
                 for k, cell in enumerate(cells):
@@ -328,9 +333,23 @@ def _escaped(
             for k in trees:
                 if k < len(cells) and cells[k][:1] == "{":
                     cells[k] = _tree_cell(cells[k], text, start, line, k)
+            for k in words:
+                if k < len(cells) and cells[k] not in _NOT_WORDS:
+                    cells[k] = _words_cell(cells[k])
             lines[i] = "\t".join(cells)
         start += len(line) + 1
     return "\n".join(lines)
+
+
+# Cells of a `lists=` column that hold no list of texts: absent, null, the empty list.
+_NOT_WORDS = frozenset(["", "\\", "null", "[]", "\r", "\\\r", "null\r", "[]\r"])
+
+
+def _words_cell(cell: str) -> str:
+    # A `lists=` column's list of texts as the JSON array cell it stands for.
+    cr = "\r" if cell.endswith("\r") else ""  # CRLF input: Go drops the CR
+    items = unescape(cell[: len(cell) - len(cr)]).split(" ")
+    return escape(json.dumps(items, ensure_ascii=False, separators=(",", ":"))) + cr
 
 
 def _tree_cell(cell: str, text: str, start: int, line: str, k: int) -> str:
@@ -576,8 +595,10 @@ class _Lines:
         limits = self.limits
         if len(text) > limits.max_line:
             raise DecodeError.at(f"Line is longer than {limits.max_line} characters", self.doc, pos)
-        trees = self.typed and self.header is not None and bool(self.header.trees)
-        # Key lists are checked once JSON (below); lines are text, never numbers.
+        trees = (
+            self.typed and self.header is not None and bool(self.header.trees or self.header.words)
+        )
+        # Key lists and lists of texts are checked once JSON (below); lines are text, never numbers.
         if self.typed and (not (trees or self.plain) or text.startswith("GCX1")):
             _check_numbers(text, limits, self.doc, pos)
         if text.startswith("GCX1"):
@@ -602,12 +623,20 @@ class _Lines:
             short = len(self.cells) - text.count("\t") - 1
             if short > 0:
                 self.pad(short, pos)
-        if typed and (header.raw_json or header.strings or header.crlf or header.trees):
+        if typed and (
+            header.raw_json or header.strings or header.crlf or header.trees or header.words
+        ):
             strings = _string_cells(header.strings, self.cells)
             crlf = _string_cells(header.crlf, self.cells)
+            words = _string_cells(header.words, self.cells)
             try:
                 text = _escaped(
-                    text, header.raw_json, strings, crlf, _string_cells(header.trees, self.cells)
+                    text,
+                    header.raw_json,
+                    strings,
+                    crlf,
+                    _string_cells(header.trees, self.cells),
+                    words,
                 )
             except DecodeError as exc:
                 raise DecodeError.at(exc.msg, self.doc, pos + exc.pos) from None
@@ -681,15 +710,16 @@ def _section_rows(
     limits = state.limits
     text, base = doc, start
     typed = state.typed and not state.plain
-    if typed and (header.raw_json or header.strings or header.crlf or header.trees):
+    if typed and (header.raw_json or header.strings or header.crlf or header.trees or header.words):
         # escaped as usual
         end = start if doc.startswith("GCX1", start) else doc.find("\nGCX1", start)
         end = len(doc) if end < 0 else end + (end > start)
         strings = _string_cells(header.strings, state.cells)
         crlf = _string_cells(header.crlf, state.cells)
         trees = _string_cells(header.trees, state.cells)
+        words = _string_cells(header.words, state.cells)
         try:
-            text, base = _escaped(doc[start:end], header.raw_json, strings, crlf, trees), 0
+            text, base = _escaped(doc[start:end], header.raw_json, strings, crlf, trees, words), 0
         except DecodeError as exc:
             raise DecodeError.at(exc.msg, doc, start + exc.pos) from None
     try:

@@ -37,12 +37,13 @@ _JSON: Final = "json"  # json=raw: cells starting with [ or { are JSON text, bac
 _STR: Final = "str"  # str=a,b: these columns hold strings only, written without guards (02134)
 _CRLF: Final = "crlf"  # crlf=a,b: in these columns each line break is CR LF, written \n
 _TREE: Final = "tree"  # tree=a,b: {…} cells list keys only, {a,b{c}} for {"a":{},"b":{"c":{}}}
+_WORDS: Final = "lists"  # lists=a,b: these columns' cells are lists of texts, a space between
 _OPTIONAL: Final = "optional"  # optional=g: a row whose group g cells are all blank lacks g
 _NULLABLE: Final = "nullable"  # nullable=g: a row whose group g cells are all blank holds g null
 _QUOTED: Final = "quoted"  # quoted=json: a cell starting with `"` is a JSON string (`""`: empty)
 _CONTROL: Final = (
     _OF, _IS, _EMPTY, _FLOAT, _FLAT, _FORM, _PREFIX, _TEMPLATE, _JSON, _STR, _CRLF, _TREE,
-    _OPTIONAL, _NULLABLE, _INFIX, _QUOTED,
+    _WORDS, _OPTIONAL, _NULLABLE, _INFIX, _QUOTED,
 )  # fmt: skip
 # Objects nested this deep at most are spread over `a.b.c` columns.
 _FLAT_DEPTH: Final = 3
@@ -85,6 +86,8 @@ class Header:
     crlf: frozenset[str] = frozenset()
     #: Typed reading: ``tree=...`` columns, whose ``{…}`` cells are key trees (``{a,b{c}}``).
     trees: frozenset[str] = frozenset()
+    #: Typed reading: ``lists=...`` columns, whose cells are lists of texts (``a b c``).
+    words: frozenset[str] = frozenset()
     #: Typed reading: ``(group, null)`` for each ``optional=`` (null False) and
     #: ``nullable=`` group: a row whose cells there are all blank lacks it, or holds null.
     missing: tuple[tuple[str, bool], ...] = ()

@@ -224,13 +224,20 @@ def payloads(draw: st.DrawFn) -> Any:
     """The new forms at the top level and as members beside scalars and tables."""
     kind = draw(
         st.sampled_from(
-            ["table", "derived", "record", "json", "strings", "crlf", "columns", "object", "trees"]
+            [
+                *("table", "derived", "record", "json", "strings", "crlf", "columns"),
+                *("object", "trees", "words"),
+            ]
         )
     )
     if kind == "trees":
         from .test_gcx_trees import tree_tables
 
         return draw(tree_tables())
+    if kind == "words":
+        from .test_gcx_lists import word_tables
+
+        return draw(word_tables())
     if kind == "table":
         return draw(url_tables())
     if kind == "derived":

@@ -71,6 +71,7 @@ CASES: list[tuple[str, set[str]]] = [
         gcx([{"a": 0, "f": {"x": {}, "y": {"z": {}, "w": {}}, "v": {}}}, {"a": 1, "f": "-"}]),
         {"tree"},
     ),
+    (gcx([{"a": i, "f": ["x", "y", "z"]} for i in range(2)]), {"lists"}),
     (
         gcx([{"a": i, **({"o": {"x": i, "y": i}} if i else {})} for i in range(3)]),
         {"flat", "optional"},

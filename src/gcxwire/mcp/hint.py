@@ -87,6 +87,9 @@ MARKERS: Final[dict[str, str]] = {
         "tree=a: in column a a cell {x,y{z}} is an object of empty objects, keys only:"
         ' {"x":{},"y":{"z":{}}}; a key in quotes is a JSON string.'
     ),
+    "lists": (
+        'lists=a: a cell in column a is a list of texts, a space between items: x y is ["x","y"].'
+    ),
     "optional": (
         "optional=owner: a row whose owner columns are all blank has no member owner"
         " (a row with owner holds a cell there)."
@@ -126,6 +129,7 @@ _BY_FORMAT: Final[dict[str, tuple[str, ...]]] = {
 # Header keys whose raw spelling is a marker (a data member of that name is written `\of`).
 _STYLE_KEYS: Final = {
     "of": "of", "float": "float", "flat": "flat", "str": "str", "crlf": "crlf", "tree": "tree",
+    "lists": "lists",
     "optional": "optional", "nullable": "nullable",
 }  # fmt: skip
 # A cell that a backslash keeps as text (not an escaped TAB, LF or backslash, not a word).
