@@ -18,6 +18,7 @@ from gcxwire import gcx
 from .. import reference_model
 from ..strategies import TEXT, same
 from ..tiers import prove
+from . import contract
 from .gcx_checks import reference_sections, roundtrip
 from .test_gcx_transforms import reads_new_forms
 
@@ -52,11 +53,16 @@ def word_tables(draw: st.DrawFn) -> Any:
 
 
 def test_word_lists_round_trip() -> None:
-    prove(15, roundtrip, word_tables())
+    prove(10, roundtrip, word_tables())
 
 
 def test_reference_decoder_reads_word_list_sections() -> None:
-    prove(15, reads_new_forms, word_tables(), st.just("t"))
+    prove(10, reads_new_forms, word_tables(), st.just("t"))
+
+
+def test_the_reference_contract_holds_on_word_list_sections() -> None:
+    # Every string cell outside the marked column reads as the same string there.
+    prove(8, lambda value: contract.holds(value, gcx.encode(value, tool="t")), word_tables())
 
 
 FEATURES = [
