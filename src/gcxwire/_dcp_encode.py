@@ -93,14 +93,8 @@ def encode(
     if schema is not None and not isinstance(schema, DcpSchema):
         raise EncodeTypeError(f"Schema must be a DcpSchema, not {type(schema).__name__}")
     members, key, items = unwrap(records)
-    prefix = path_join("$", key) if key is not None else "$"
-    for i, record in enumerate(items if set(map(type, items)) - {dict} else ()):
-        if not isinstance(record, dict):
-            kind = "null" if record is None else type(record).__name__
-            raise EncodeTypeError(
-                f"A DCP record must be a JSON object, not {kind}", f"{prefix}[{i}]"
-            )
     if schema is None and text_key is None and style.dumps is dumps_valid:
+        # (the flat path takes exact dicts only: a record of another kind is judged below)
         domain = domain or key or _DEFAULT_DOMAIN
 
         def head(schema: DcpSchema) -> str:
@@ -113,6 +107,8 @@ def encode(
         flat = _flat_table(items, domain, style, head)
         if flat is not None:
             return flat
+    prefix = path_join("$", key) if key is not None else "$"
+    _check_records(items, prefix)
     if schema is None:
         schema = infer_schema(
             items,
@@ -140,6 +136,16 @@ def encode(
 
 
 # --- columns and rows ------------------------------------------------------------------------
+
+
+def _check_records(items: list[Any], prefix: str) -> None:
+    # Every record is an object (the first that is not is named).
+    for i, record in enumerate(items if set(map(type, items)) - {dict} else ()):
+        if not isinstance(record, dict):
+            kind = "null" if record is None else type(record).__name__
+            raise EncodeTypeError(
+                f"A DCP record must be a JSON object, not {kind}", f"{prefix}[{i}]"
+            )
 
 
 def _flat_table(

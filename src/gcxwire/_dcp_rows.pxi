@@ -278,8 +278,8 @@ def dcp_lines(bytes text, Py_ssize_t rows, str head, /):
     cdef const char *end
     if size < 2 or rows < 1:
         return None
-    # Where each row ends (the commas of "],[", by memchr), then the characters and the
-    # widest lead byte (a loop the compiler vectorizes).
+    # Where each row ends (the commas of "],[", by memchr), then the widest lead byte
+    # and, past ASCII, the characters (loops the compiler vectorizes).
     seps = <Py_ssize_t *>PyMem_Malloc(rows * sizeof(Py_ssize_t))
     if seps == NULL:
         raise MemoryError()
@@ -301,8 +301,12 @@ def dcp_lines(bytes text, Py_ssize_t rows, str head, /):
         if found != rows - 1:
             return None
         for i in range(n):
-            count += (s[i] & 0xC0) != 0x80
             top = s[i] if s[i] > top else top
+        if top < 0x80:  # ASCII: a character a byte
+            count = n
+        else:
+            for i in range(n):
+                count += (s[i] & 0xC0) != 0x80
         if top >= 0xF0:
             widest = 0x10FFFF
         elif top >= 0xC4 and widest < 0xFFFF:
