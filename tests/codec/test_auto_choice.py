@@ -5,6 +5,7 @@ closer than 1 %, and never send more tokens than compact JSON."""
 from __future__ import annotations
 
 import json
+import math
 import random
 from pathlib import Path
 from typing import Any
@@ -171,6 +172,28 @@ def _quotes(n: int, seed: int = 4) -> list[dict[str, Any]]:
         }
         for i in range(n)
     ]
+
+
+@pytest.mark.parametrize(
+    ("gap", "per_row", "rows"),
+    [(86, 62_500, 500), (1462, 6e6, 5000), (40, 9e4, 2000), (5, 10, 400)],
+)
+def test_a_larger_sample_is_sized_with_the_t_of_its_own_size(
+    gap: float, per_row: float, rows: int
+) -> None:
+    """The rows asked for decide the gap by the rule the next round applies (t
+    at the sample's own size), and are no more than t at twice the first
+    sample's size asked for (the quotes-500 race: 166 rows where 140 do)."""
+    least = 32
+    need = select._rows_to_decide(gap, per_row, rows, least)
+    error = (per_row * (1 / need - 1 / rows)) ** 0.5
+    assert need >= least
+    assert need >= rows or sampling.spreads(need) * error <= gap
+    target = gap / sampling.spreads(least)
+    at_least = max(least, math.ceil(1.25 / (target**2 / per_row + 1 / rows)))
+    assert need <= at_least
+    if sampling.spreads(at_least) < sampling.spreads(least):  # a smaller t there: fewer rows
+        assert need < at_least
 
 
 def test_candidates_a_few_percent_apart_are_told_apart_on_more_rows(
