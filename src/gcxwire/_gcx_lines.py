@@ -108,6 +108,29 @@ def _key_text(key: str) -> str:
     return escape(key).replace(".", "\\.").replace("[", "\\[")
 
 
+def record_lines(
+    row: str,
+    tool_text: str,
+    whole: dict[str, Any],
+    record: dict[str, Any],
+    fields: Sequence[str],
+    leaves: Sequence[tuple[str, ...]],
+    derived: bool,
+    empty_null: bool,
+    keep: bool,
+) -> str:
+    """A record section's row (no LF) with the lines sections of the texts that move.
+
+    ``whole`` is the record before its derived members left (``record``):
+    a template's source stays in the row. ``keep``: see move_texts.
+    """
+    skip = sources(whole, fields) if derived else ()
+    moved = move_texts(
+        row, False, [record], fields, leaves, (tool_text, None), skip, empty_null, keep
+    )
+    return row if moved is None else moved[0] + moved[1]
+
+
 def sources(row: dict[str, Any], fields: Sequence[str]) -> set[int]:
     """The columns whose text another string of the row holds: a template's sources among them.
 
@@ -126,6 +149,7 @@ def move_texts(
     place: tuple[str, str | None],
     skip: Collection[int],
     empty_null: bool,
+    keep: bool = False,
 ) -> tuple[str, str] | None:
     """The written rows with the long texts that pay left blank, and their lines sections.
 
@@ -134,7 +158,9 @@ def move_texts(
     row's own members move (no group members: a blank cell there may read as a
     missing group), and only string cells that read back as the row's value
     (``rows`` by column name); ``skip``: columns whose blank cells mean
-    something else (`template=`). None when no text moves.
+    something else (`template=`). With ``keep`` a row keeps one cell at least
+    (a record beside tables: its members' place among the object's is read from
+    the members it still holds). None when no text moves.
     """
     if "\\n" not in text:
         return None
@@ -150,6 +176,7 @@ def move_texts(
         row_cells = line.split("\t")
         row = rows[i - start]
         changed = False
+        had = len(found)
         for k, cell in enumerate(row_cells):
             if k >= len(cells) or k in skip or cell.count("\\n") < _MIN_BREAKS:
                 continue
@@ -172,6 +199,9 @@ def move_texts(
             row_cells[k] = blank
             changed = True
             found.append(section)
+        if changed and keep and all(c in ("", "\\") for c in row_cells):
+            del found[had:]  # the row would hold no cell: its texts stay
+            changed = False
         if changed:
             while row_cells and row_cells[-1] == "":
                 row_cells.pop()
@@ -253,12 +283,13 @@ def _insert(obj: dict[str, Any], key: str, value: str, places: dict[str, int], d
     at = places.get(key)
     if at is None:
         raise DecodeError(f"A `form=lines` section names {key!r}, no column of its table", doc)
-    later = [k for k in obj if places.get(k, -1) > at]
-    if not later:
-        obj[key] = value
-        return
+    # Before the first member of a later column; else after the last member of the
+    # section's (an object's members from other sections have no column there).
     keys = list(obj)
-    tail = [(k, obj.pop(k)) for k in keys[keys.index(later[0]) :]]
+    cut = next((i for i, k in enumerate(keys) if places.get(k, -1) > at), None)
+    if cut is None:
+        cut = 1 + max((i for i, k in enumerate(keys) if k in places), default=len(keys) - 1)
+    tail = [(k, obj.pop(k)) for k in keys[cut:]]
     obj[key] = value
     obj.update(tail)
 

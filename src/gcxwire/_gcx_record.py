@@ -188,11 +188,10 @@ def _write_object(
                 raise _by_member(exc, fields, leaves) from None
             paths: list[Path | None] = [(k,) for k in fields]
             row, marks = _cell_styles(row, False, [record], fields, paths)  # json=raw, crlf=
-            place = (tool_text, None)  # long texts in lines sections of their own
-            sources = lines.sources(whole, fields) if derived else ()
-            moved = lines.move_texts(row, False, [record], fields, leaves, place, sources, style[0])
-            if moved is not None:
-                row = moved[0] + moved[1]
+            # Long texts in lines sections of their own.
+            row = lines.record_lines(
+                row, tool_text, whole, record, fields, leaves, bool(derived), style[0], False
+            )
             pairs = [*_style_pairs(fields, *style), *spread_pair, *derived, *marks, (_IS, "object")]
             out.append(_header_line(tool_text, fields, pairs, None, names))
             out.append(row + "\n")
@@ -246,6 +245,7 @@ def _write_object(
             deep = sum(len(p) > 1 for p in seg_paths)
             names = _grouped_names(keys, seg_paths, {}) if deep >= _GROUPS_MIN else None
             record = dict(zip(keys, (v for _, v in seg), strict=True))
+        whole = record
         record, derived = _derive_record(record, keys)
         style = _style([record], keys)
         try:
@@ -259,6 +259,9 @@ def _write_object(
         elif groups:
             pairs.append((_FLAT, _name_list(groups)))
         line, marks = _record_styles(line, record, keys)
+        if "\\n" in line:  # long texts in lines sections; the row keeps a cell
+            held = (whole, record, keys, seg_paths, bool(derived), style[0], True)
+            line = lines.record_lines(line[:-1], tool_text, *held) + "\n"
         sections.append((keys, [*pairs, *derived, *marks, (_IS, "object")], [line], {}, names))
         last_table = None
     for fields, pairs, body, constants, names in sections:

@@ -99,11 +99,15 @@ def text_tables(draw: st.DrawFn) -> list[dict[str, Any]]:
 def payloads(draw: st.DrawFn) -> Any:
     """Texts in a top-level table, a member table, a table deeper down, or a record."""
     table = draw(text_tables())
-    kind = draw(st.sampled_from(["top", "member", "deep", "record"]))
+    kind = draw(st.sampled_from(["top", "member", "beside", "deep", "record"]))
     if kind == "top":
         return table
     if kind == "member":
         return {"query": draw(TEXT), "results": table, "answer": draw(st.one_of(TEXT, texts()))}
+    if kind == "beside":  # records around a table hold texts, members after them
+        alone = draw(st.booleans())  # a record of the text alone keeps it in its row
+        first = {"answer": draw(texts())} if alone else {"q": "a b", "answer": draw(texts())}
+        return {**first, "n": 1, "results": table, "tail": draw(texts()), "end": "x y"}
     if kind == "deep":
         return {"data": {"items": table + table, "total": len(table)}}
     record = dict(table[0])
@@ -254,3 +258,13 @@ def test_a_template_source_keeps_its_text_in_its_row() -> None:
     text = roundtrip(record)
     assert "template=copy={text}/" in text
     assert text.count("form=lines") == 1 and "of=body" in text
+
+
+def test_a_text_beside_a_table_keeps_its_place_among_the_members() -> None:
+    page = "\n".join(f"Step {i}: do it." for i in range(40))
+    value = {"query": "what is it?", "answer": page, "results": [{"a": 1}, {"a": 2}], "t": 1.5}
+    text = roundtrip(value, tool="search")
+    assert "GCX1 tool=search fields=answer form=lines of=answer" in text
+    assert list(gcx.decode(text)) == ["query", "answer", "results", "t"]
+    alone = {"answer": page, "results": [{"a": 1}, {"a": 2}]}
+    assert "form=lines" not in roundtrip(alone)  # its record would hold no cell
