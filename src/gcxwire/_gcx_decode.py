@@ -66,6 +66,7 @@ def _parse_header(line: str, doc: str, pos: int, limits: Limits = DEFAULT_LIMITS
     prefixes: list[str] = []
     templates: list[str] = []
     infixes: list[str] = []
+    listed_templates = False
     listed = ""  # the fields value, unescaped once
     for token in rest.strip(_GO_SPACE).split(" "):
         if token:
@@ -94,7 +95,10 @@ def _parse_header(line: str, doc: str, pos: int, limits: Limits = DEFAULT_LIMITS
                 elif key_raw == _PREFIX:  # one token per prefixed column
                     prefixes.append(value_raw)
                 elif key_raw == _TEMPLATE:  # one token per derived column
-                    templates.append(value_raw)
+                    if value_raw == "{}":  # the field list holds them: `url={login}/x`
+                        listed_templates = True
+                    else:
+                        templates.append(value_raw)
                 elif key_raw == _INFIX:  # one token per infixed column
                     infixes.append(value_raw)
         at += len(token) + 1
@@ -102,10 +106,10 @@ def _parse_header(line: str, doc: str, pos: int, limits: Limits = DEFAULT_LIMITS
         raise DecodeError.at("Header has no `tool=`", doc, pos)
     if fields is None:
         raise DecodeError.at("Header has no `fields=`", doc, pos)
-    if not styles and not prefixes and not templates and not infixes:
+    if not styles and not prefixes and not templates and not infixes and not listed_templates:
         return _header(tool, fields, meta, raw, False, _NO_NAMES, _NO_NAMES, columns, constants)
     if styles.get(_FLAT) == "{}":  # the field list holds the groups: `owner{login,id}`
-        dotted, groups = _ungroup(listed, doc, pos)
+        dotted, groups = _ungroup(listed, doc, pos, listed_templates)
         names = [unescape(p) for p in dotted]
         columns, constants = _columns(dotted, names) if "=" in listed else (names, [])
         flat = frozenset(groups)
@@ -113,6 +117,9 @@ def _parse_header(line: str, doc: str, pos: int, limits: Limits = DEFAULT_LIMITS
         flat = _names(styles.get(_FLAT))
     if flat.intersection(columns):
         raise DecodeError.at("A `flat=` group is also a field", doc, pos)
+    if listed_templates:  # a `name=text` field whose text holds a `{source}` is derived
+        constants, derived = _split_templates(constants)
+        templates = [*derived, *templates]
     empty_null = styles.get(_EMPTY) == "null"
     floats = _names(styles.get(_FLOAT))
     header = _header(tool, fields, meta, raw, empty_null, floats, flat, columns, constants)
@@ -140,7 +147,27 @@ def _parse_header(line: str, doc: str, pos: int, limits: Limits = DEFAULT_LIMITS
     return header
 
 
-def _ungroup(listed: str, doc: str, pos: int) -> tuple[list[str], list[str]]:
+def _split_templates(
+    constants: list[tuple[str, str]],
+) -> tuple[list[tuple[str, str]], list[str]]:
+    """Under `template={}`: the constants, and the `name=text{source}` fields as `template=` values.
+
+    A listed field's text is as a `template=` value's (braces of the text itself
+    written `\\{`, `\\}`), so an unescaped brace marks a template.
+    """
+    kept: list[tuple[str, str]] = []
+    derived: list[str] = []
+    for name, text in constants:
+        if _brace(text, 0) >= 0:
+            derived.append(escape(escape(name).replace("=", "\\=")) + "=" + text)
+        else:
+            kept.append((name, text))
+    return kept, derived
+
+
+def _ungroup(
+    listed: str, doc: str, pos: int, templated: bool = False
+) -> tuple[list[str], list[str]]:
     """``owner{login,id},n`` -> the dotted names ``owner.login,owner.id,n`` and the groups.
 
     Names stay escaped once, as in a plain field list; groups come unescaped.
@@ -151,11 +178,14 @@ def _ungroup(listed: str, doc: str, pos: int) -> tuple[list[str], list[str]]:
     for part in listed.split(","):
         if chain:  # a qualified piece (`assignee.name}` in `assignee{…}`): its groups dropped
             part = _unqualified(part, chain)
-        while "{" in part:
-            name, _, part = part.partition("{")
-            chain.append(name)
-            groups.append(".".join(unescape(k) for k in chain))
-        member = part.rstrip("}")
+        if templated:  # a `name=text{source}` piece opens no group
+            part, member = _open_groups(part, chain, groups)
+        else:
+            while "{" in part:
+                name, _, part = part.partition("{")
+                chain.append(name)
+                groups.append(".".join(unescape(k) for k in chain))
+            member = part.rstrip("}")
         dotted.append(".".join([*chain, member]))
         for _ in range(len(part) - len(member)):
             if not chain:
@@ -164,6 +194,30 @@ def _ungroup(listed: str, doc: str, pos: int) -> tuple[list[str], list[str]]:
     if chain:
         raise DecodeError.at(f"Group {chain[-1]!r} in the field list is not closed", doc, pos)
     return dotted, groups
+
+
+def _open_groups(part: str, chain: list[str], groups: list[str]) -> tuple[str, str]:
+    """Under `template={}`: the groups a piece opens, then (the rest, its member).
+
+    A brace after the piece's own `=` is its template's: only the closing
+    braces past the template's own pairs close groups.
+    """
+    while True:
+        brace, cut = _brace(part, 0), _separator(part)
+        if brace < 0 or part[brace] != "{" or (0 <= cut < brace):
+            break
+        chain.append(part[:brace])
+        groups.append(".".join(unescape(k) for k in chain))
+        part = part[brace + 1 :]
+    if cut < 0:
+        return part, part.rstrip("}")
+    depth = 0
+    at = _brace(part, cut)
+    while at >= 0:
+        depth += 1 if part[at] == "{" else -1
+        at = _brace(part, at + 1)
+    closing = max(0, -depth)  # the `}` that close groups, at the very end
+    return part, part[: len(part) - closing]
 
 
 def _unqualified(part: str, chain: list[str]) -> str:

@@ -18,15 +18,24 @@ from ._values import NUMBER
 
 
 def _grouped_names(
-    fields: Sequence[str], paths: Sequence[Path], constants: dict[str, str]
+    fields: Sequence[str],
+    paths: Sequence[Path],
+    constants: dict[str, str],
+    templates: dict[str, str] | None = None,
 ) -> str | None:
-    """The field list with spread objects as groups, ``owner{login,id}``, or None."""
-    found = _group_list(fields, paths, constants)
+    """The field list with spread objects as groups, ``owner{login,id}``, or None.
+
+    ``templates``: derived columns the list writes as ``name=text{source}``.
+    """
+    found = _group_list(fields, paths, constants, templates)
     return None if found is None else found[0]
 
 
 def _group_list(
-    fields: Sequence[str], paths: Sequence[Path], constants: dict[str, str]
+    fields: Sequence[str],
+    paths: Sequence[Path],
+    constants: dict[str, str],
+    templates: dict[str, str] | None = None,
 ) -> tuple[str, int] | None:
     """The grouped field list and how many of its pieces are qualified, or None.
 
@@ -45,6 +54,8 @@ def _group_list(
         text = constants.get(name, "")
         if any("{" in k or "}" in k for k in path) or "{" in text or "}" in text:
             return None
+        if templates and name in templates:  # its braces are the template's own
+            text = templates[name]
         if len(path) > 1 and _reads_qualified(path):
             return None
         keep = 0
@@ -55,7 +66,8 @@ def _group_list(
             pieces[-1] = (outer, last + "}" * (len(chain) - keep))
         opens = "".join(_listed(k) + "{" for k in path[keep:-1])
         member = path[-1]
-        cell = escape(_name_text(member) + "=" + text) if name in constants else _listed(member)
+        written = name in constants or (templates is not None and name in templates)
+        cell = escape(_name_text(member) + "=" + text) if written else _listed(member)
         pieces.append((path[:keep], opens + cell))
         chain = path[:-1]
     if pieces:

@@ -20,7 +20,7 @@ from ._gcx_model import (
 )
 from ._gcx_plan import _style, _style_pairs, _table_fields
 from ._gcx_section import Below, Table, _columnar, _columnar_section, _table, _uniform_section
-from ._gcx_template import _derive_record
+from ._gcx_template import _derive_record, _written_templates
 from ._impl import (
     encode_row,
     escape,
@@ -180,7 +180,8 @@ def _write_object(
                 record = _by_path(obj, fields, leaves)
                 spread_pair = [(_FLAT, "{}")]
             whole = record
-            record, derived = _derive_record(record, fields)  # `_links.self={url}` too
+            record, templates = _derive_record(record, fields)  # `_links.self={url}` too
+            derived, names, listed = _written_templates(fields, leaves, templates, {}, names)
             style = _style([record], fields)
             try:
                 row = encode_row(record, fields, *style)
@@ -190,10 +191,10 @@ def _write_object(
             row, marks = _cell_styles(row, False, [record], fields, paths)  # json=raw, crlf=
             # Long texts in lines sections of their own.
             row = lines.record_lines(
-                row, tool_text, whole, record, fields, leaves, bool(derived), style[0], False
+                row, tool_text, whole, record, fields, leaves, bool(templates), style[0], False
             )
             pairs = [*_style_pairs(fields, *style), *spread_pair, *derived, *marks, (_IS, "object")]
-            out.append(_header_line(tool_text, fields, pairs, None, names))
+            out.append(_header_line(tool_text, fields, pairs, listed, names))
             out.append(row + "\n")
         else:
             _write_value(out, tool_text, obj)
@@ -246,7 +247,8 @@ def _write_object(
             names = _grouped_names(keys, seg_paths, {}) if deep >= _GROUPS_MIN else None
             record = dict(zip(keys, (v for _, v in seg), strict=True))
         whole = record
-        record, derived = _derive_record(record, keys)
+        record, templates = _derive_record(record, keys)
+        derived, names, listed = _written_templates(keys, seg_paths, templates, {}, names)
         style = _style([record], keys)
         try:
             line = encode_row(record, keys, *style) + "\n"
@@ -260,9 +262,10 @@ def _write_object(
             pairs.append((_FLAT, _name_list(groups)))
         line, marks = _record_styles(line, record, keys)
         if "\\n" in line:  # long texts in lines sections; the row keeps a cell
-            held = (whole, record, keys, seg_paths, bool(derived), style[0], True)
+            held = (whole, record, keys, seg_paths, bool(templates), style[0], True)
             line = lines.record_lines(line[:-1], tool_text, *held) + "\n"
-        sections.append((keys, [*pairs, *derived, *marks, (_IS, "object")], [line], {}, names))
+        pairs = [*pairs, *derived, *marks, (_IS, "object")]
+        sections.append((keys, pairs, [line], listed or {}, names))
         last_table = None
     for fields, pairs, body, constants, names in sections:
         out.append(_header_line(tool_text, fields, pairs, constants, names))

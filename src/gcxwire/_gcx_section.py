@@ -21,7 +21,6 @@ from ._gcx_model import (
     _OF,
     _OPTIONAL,
     _PREFIX,
-    _TEMPLATE,
 )
 from ._gcx_plan import (
     _constants,
@@ -32,7 +31,7 @@ from ._gcx_plan import (
     _without_missing,
 )
 from ._gcx_prefix import _cut_prefixes, _prefix_text, _prefixes
-from ._gcx_template import _drop_derived, _template_text, _templates
+from ._gcx_template import _drop_derived, _templates, _written_templates
 from ._impl import (
     encode_table,
 )
@@ -179,12 +178,13 @@ def _section(
         if any(type(row) is not dict or tuple(row) != keys for row in rows):
             return None
         keys = None
+    listed: dict[str, str] | None = None  # templates written in the field list
     if templates:  # the rows as written: each cell its template gives left blank
         rows = _drop_derived(rows, paths, templates, cols)
-        pairs.extend(
-            (_TEMPLATE, _template_text(fields[k], fields[s], before, after))
-            for k, (s, before, after) in templates.items()
+        template_pairs, names, listed = _written_templates(
+            fields, paths, templates, constants, names
         )
+        pairs.extend(template_pairs)
     cuts: list[int] | None = None
     held = frozenset(k for k, f in enumerate(fields) if f in constants)
     infixes = _infixes(rows, fields, paths, held, prefixes)
@@ -211,7 +211,8 @@ def _section(
             n -= 1
         cells, cell_paths = fields[:n], cell_paths[:n]
         cuts = None if cuts is None else cuts[:n]
-    head = None if tool_text is None else _header_start(tool_text, fields, constants, names)
+    listed_names = constants if listed is None else {**constants, **listed}
+    head = None if tool_text is None else _header_start(tool_text, fields, listed_names, names)
     try:  # the style _style would pick, and the rows written in it (lines joined by LF)
         written = encode_table(rows, cells, cell_paths, head, _meta_text(pairs) + "\n", keys, cuts)
     except EncodeError as exc:
@@ -234,7 +235,7 @@ def _section(
         if moved is not None:
             text = moved[0] + moved[1]
     text += children
-    return fields, [*_style_pairs(fields, empty_null, floats), *pairs], text, constants, names
+    return fields, [*_style_pairs(fields, empty_null, floats), *pairs], text, listed_names, names
 
 
 def _sample_keys_differ(rows: Sequence[Any], keys: tuple[str, ...]) -> bool:

@@ -6,6 +6,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from ._gcx_columns import _PROBES, Path, _at, _Columns
+from ._gcx_groups import _grouped_names
 from ._gcx_header import _CACHE_SIZE, _name_text
 from ._gcx_model import (
     _SPACE,
@@ -212,10 +213,37 @@ def _probes_follow(
 
 def _template_text(name: str, source: str, before: str, after: str) -> str:
     # `template=name=before{source}after`: literal braces in the text are `\{` `\}`.
+    return f"{escape(_name_text(name))}={_template_body(source, before, after)}"
+
+
+def _template_body(source: str, before: str, after: str) -> str:
+    # `before{source}after` as a `template=` value holds it (or, under `template={}`,
+    # the field list once its value is unescaped): the text's own braces `\{` `\}`.
     def literal(text: str) -> str:
         return escape(text).replace("{", "\\{").replace("}", "\\}")
 
-    return f"{escape(_name_text(name))}={literal(before)}{{{escape(source)}}}{literal(after)}"
+    return f"{literal(before)}{{{escape(source)}}}{literal(after)}"
+
+
+def _listed_templates(
+    fields: Sequence[str], templates: dict[int, Derived], constants: dict[str, str]
+) -> dict[str, str] | None:
+    """The templates the field list can hold (`url={login}/x`): name -> text, or None.
+
+    A text holding a comma would split the field in reference decoders; those
+    stay `template=` pairs. None when there are none, or when a constant holds a
+    brace (under `template={}` it would read as a template).
+    """
+    if any("{" in text or "}" in text for text in constants.values()):
+        return None
+    found = {
+        fields[k]: body
+        for k, (s, before, after) in templates.items()
+        if "," not in (body := _template_body(fields[s], before, after))
+        and "{" not in before + after
+        and "}" not in before + after
+    }
+    return found or None
 
 
 def _drop_derived(
@@ -270,17 +298,40 @@ def _derived_rows(cols: _Columns, path: Path, source: Path, before: str, after: 
 
 def _derive_record(
     obj: dict[str, Any], keys: list[str]
-) -> tuple[dict[str, Any], list[tuple[str, str]]]:
+) -> tuple[dict[str, Any], dict[int, Derived]]:
     """A one-row record without the members a template gives, and those templates."""
     paths: list[Path] = [(k,) for k in keys]
     templates = _templates([obj], keys, paths, (), {})
     if not templates:
-        return obj, []
-    pairs = [
-        (_TEMPLATE, _template_text(keys[k], keys[s], before, after))
-        for k, (s, before, after) in templates.items()
-    ]
+        return obj, {}
     record = obj.copy()  # its one row follows each template: every derived member goes
     for k in templates:
         del record[keys[k]]
-    return record, pairs
+    return record, templates
+
+
+def _written_templates(
+    fields: Sequence[str],
+    paths: Sequence[Path],
+    templates: dict[int, Derived],
+    constants: dict[str, str],
+    names: str | None,
+) -> tuple[list[tuple[str, str]], str | None, dict[str, str] | None]:
+    """How a section writes its templates: (header pairs, field list, listed templates).
+
+    Those the field list can hold go there (`forks_url={url}/forks`, with
+    `template={}` among the pairs); a grouped field list (``names``) is written
+    again with them, and where it cannot be, every template stays a pair.
+    """
+    listed = _listed_templates(fields, templates, constants)
+    if listed is not None and names is not None:  # the groups hold them too
+        grouped = _grouped_names(fields, paths, constants, listed)
+        listed, names = (None, names) if grouped is None else (listed, grouped)
+    pairs = [
+        (_TEMPLATE, _template_text(fields[k], fields[s], before, after))
+        for k, (s, before, after) in templates.items()
+        if listed is None or fields[k] not in listed
+    ]
+    if listed is not None:
+        pairs.append((_TEMPLATE, "{}"))
+    return pairs, names, listed

@@ -226,7 +226,7 @@ def test_a_spread_member_equal_to_another_is_derived_once() -> None:
     value = {"content": {"name": "today.txt", "url": url, "type": "file", "_links": links}}
     text = roundtrip(value)
     assert text.split("\n") == [
-        "GCX1 tool=t fields=content{name,url,type,_links{self,html}} flat={}"
-        " template=content.url={content._links.self} is=object",
+        "GCX1 tool=t fields=content{name,url={content._links.self},type,_links{self,html}}"
+        " flat={} template={} is=object",
         f"today.txt\t\tfile\t{url}\th",
     ]

@@ -72,6 +72,7 @@ MARKERS: Final[dict[str, str]] = {
     "template": (
         "template=col=text{other}: a blank cell in column col is text with the row's value of"
         " column other in place of {other} (\\{ \\} are braces); a filled cell is as written."
+        " With template={}, fields= writes such a column col=text{other}."
     ),
     "json=raw": (
         "json=raw: in this table a cell starting with [ or { is JSON text exactly as written"
