@@ -1,10 +1,12 @@
 """What a result re-encoding proxy adds to a tool call, gcxwire beside mcp-compressor.
 
 Starts the same real MCP server (tests/proxy/servers/table_server.py, its
-``rows_text`` tool: pretty JSON text of n rows) four ways: bare, behind
+``rows_text`` tool: pretty JSON text of n rows) five ways: bare, behind
 ``gcxwire proxy``, behind ``bench/stdio_floor.py`` (a pass-through asyncio
-relay: the floor of any Python stdio proxy, one process hop each way) and
-behind ``mcp-compressor --toonify`` (PyPI, the ``bench`` dependency group).
+relay built as gcxwire's is: one process hop each way), behind
+``stdio_floor.py --threads`` (the same hop with a thread per direction blocked
+in ``os.read``, no event loop) and behind ``mcp-compressor --toonify`` (PyPI,
+the ``bench`` dependency group).
 Each is driven over stdio by one plain JSON-RPC client, so the client's cost
 is the same for all. Reports, per row count:
 
@@ -50,6 +52,11 @@ def setups() -> dict[str, list[str]]:
         "gcxwire": [sys.executable, "-m", "gcxwire.proxy", "--", *SERVER],
         # a pass-through asyncio relay: what one more process hop costs here
         "asyncio floor": [sys.executable, str(ROOT / "bench" / "stdio_floor.py"), "--", *SERVER],
+        # the same hop with a thread per direction in blocking reads, no event loop
+        "thread floor": [
+            *(sys.executable, str(ROOT / "bench" / "stdio_floor.py"), "--threads", "--"),
+            *SERVER,
+        ],
     }
     compressor = shutil.which("mcp-compressor")
     if compressor:
@@ -219,21 +226,28 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer calls, one run")
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--sizes", type=int, nargs="+", default=list(SIZES), help="row counts")
+    parser.add_argument("--calls", type=int, help="calls per size and run (default: by size)")
     args = parser.parse_args()
+    sizes = tuple(args.sizes)
     runs = 1 if args.quick else args.runs
     configs = setups()
     results: dict[tuple[str, int], list[dict[str, float]]] = {}
+    loads = [os.getloadavg()[0]]
     for _ in range(runs):
-        for n in SIZES:
+        for n in sizes:
             calls = (5 if n >= 5000 else 40) if args.quick else (30 if n >= 5000 else 300)
+            calls = args.calls or calls
             for name, figures in measure(configs, n, calls).items():
                 results.setdefault((name, n), []).append(figures)
+            loads.append(os.getloadavg()[0])
 
+    print(f"load average (1 min) {min(loads):.1f}-{max(loads):.1f} over the runs\n")
     print(
         "| rows | proxy | added p50 ms | proxy CPU ms / call | result tokens (cl100k) |"
         "\n|--:|---|--:|--:|--:|"
     )
-    for n in SIZES:
+    for n in sizes:
         for name in configs:
             got = results[(name, n)]
             tokens_ = got[-1]["tokens"]
@@ -246,7 +260,7 @@ def main() -> None:
             print(f"| {n:,} | {name} | {_spread(added)} | {_spread(cpu)} | {tokens_:,} |")
     if "mcp-compressor" in configs:
         print("\ngcxwire's call minus mcp-compressor's in the same round, median ms:")
-        for n in SIZES:
+        for n in sizes:
             ahead = sorted(run["vs_rival"] * 1e3 for run in results[("gcxwire", n)])
             print(f"- {n:,} rows: {_spread(ahead)}")
 

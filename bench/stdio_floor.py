@@ -1,19 +1,25 @@
-"""The floor of any asyncio stdio proxy: every line passed through, untouched.
+"""The floor of a stdio proxy: every line passed through, untouched.
 
 ``python bench/stdio_floor.py -- <server command>`` starts the server and
 copies lines both ways with asyncio pipes, as ``gcxwire proxy`` does, with no
-parsing and no rewrite. ``proxy_latency.py`` runs it beside the real proxies:
-what it adds is the cost of one more process hop each way on this machine,
-so a proxy's added time minus the floor's is the proxy's own work.
+parsing and no rewrite. ``--threads`` copies the bytes instead with one thread
+per direction blocked in ``os.read`` on raw file descriptors (no event loop).
+``proxy_latency.py`` runs both beside the real proxies: what the asyncio one
+adds is the cost of one more process hop each way for a relay built as
+gcxwire's is, so a proxy's added time minus it is the proxy's own work; the
+threaded one shows what the same hop costs without an event loop.
 """
 
 from __future__ import annotations
 
 import asyncio
 import os
+import subprocess
 import sys
+import threading
 
 LIMIT = 1 << 27  # lines of 5,000 rows are megabytes
+CHUNK = 1 << 16
 
 
 async def relay(argv: list[str]) -> int:
@@ -49,5 +55,30 @@ async def relay(argv: list[str]) -> int:
     return await server.wait()
 
 
+def _copy(source: int, target: int) -> None:
+    """Bytes from ``source`` to ``target`` as they come, until end of input."""
+    while chunk := os.read(source, CHUNK):
+        view = memoryview(chunk)
+        while view:
+            view = view[os.write(target, view) :]
+
+
+def threaded(argv: list[str]) -> int:
+    server = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0)
+    assert server.stdin is not None and server.stdout is not None
+    into, out_of = server.stdin, server.stdout
+
+    def to_server() -> None:
+        _copy(sys.stdin.fileno(), into.fileno())
+        into.close()
+
+    threading.Thread(target=to_server, daemon=True).start()
+    _copy(out_of.fileno(), sys.stdout.fileno())
+    return server.wait()
+
+
 if __name__ == "__main__":
-    sys.exit(asyncio.run(relay(sys.argv[sys.argv.index("--") + 1 :])))
+    command = sys.argv[sys.argv.index("--") + 1 :]
+    if "--threads" in sys.argv[: sys.argv.index("--")]:
+        sys.exit(threaded(command))
+    sys.exit(asyncio.run(relay(command)))
