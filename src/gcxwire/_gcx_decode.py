@@ -670,7 +670,7 @@ class _Lines:
             self.comments.append(text[1:])
             return None
         typed = self.typed and not self.plain
-        if typed and text.count("[") + text.count("{") > limits.max_depth:
+        if typed and not trees and text.count("[") + text.count("{") > limits.max_depth:
             self._check_depth(text, pos)
         header = self.header
         if not typed or header.empty_null:
@@ -694,8 +694,10 @@ class _Lines:
                 )
             except DecodeError as exc:
                 raise DecodeError.at(exc.msg, self.doc, pos + exc.pos) from None
-            if trees:
+            if trees:  # key lists and lists of texts as the JSON they stand for
                 _check_numbers(text, limits, self.doc, pos)
+                if text.count("[") + text.count("{") > limits.max_depth:
+                    self._check_depth(text, pos)
         try:
             row = decode_row(text, self.cells, typed, header.empty_null, header.floats)
             if self.constants:

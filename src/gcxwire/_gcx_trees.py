@@ -24,8 +24,12 @@ from .errors import DecodeError
 
 # What a bare key may not hold; such a key is written as a JSON string.
 _QUOTED = re.compile(r'[\s{}\[\]",\\\x00-\x1f\x7f\x85\u2028\u2029\ufeff]')
-# One unit of a tree: a brace, a comma, a JSON string, or a bare key.
-_UNIT = re.compile(r'[{},]|"(?:[^"\\]|\\.)*"|[^\s{}\[\]",\\]+')
+# One unit of a tree: a brace, a comma, a JSON string, or a bare key (which may
+# end in `:` and a flat JSON object, `k:{"name":"web"}`).
+_UNIT = re.compile(
+    r'[{},]|"(?:[^"\\]|\\.)*"'
+    r'|[^\s{}\[\]",\\]*:\{(?:[^{}\[\]"]|"(?:[^"\\]|\\.)*")*\}|[^\s{}\[\]",\\]+'
+)
 
 
 def is_tree(value: Any) -> bool:
@@ -79,9 +83,24 @@ def tree_text(value: dict[str, Any]) -> str:
 
 
 def _key_text(key: str) -> str:
-    if key and _QUOTED.search(key) is None:
+    if key and _QUOTED.search(key) is None and key[-1] != ":":
+        return key
+    head, brace, rest = key.partition(":{")
+    if brace and _BARE_JSON.fullmatch(key) is not None:  # `k:{"name":"web"}` as it is
         return key
     return orjson.dumps(key).decode()
+
+
+# A key that is a bare name ending in `:` and a flat JSON object (Kubernetes'
+# `k:{"containerPort":53,"protocol":"TCP"}`, which names a list item by its
+# keys) is written as it is: the object's braces close it, its strings hold no
+# brace or quote that a reader has to look for, and it nests one level only.
+_BARE_JSON = re.compile(
+    r'[^\s{}\[\]",\\]*:\{(?:"[^"\\\s{}\[\]\x00-\x1f]*":'
+    r'(?:"[^"\\\s{}\[\]\x00-\x1f]*"|-?[0-9]+|true|false|null)'
+    r'(?:,"[^"\\\s{}\[\]\x00-\x1f]*":'
+    r'(?:"[^"\\\s{}\[\]\x00-\x1f]*"|-?[0-9]+|true|false|null))*)?\}'
+)
 
 
 def tree_json(text: str) -> str:

@@ -32,6 +32,11 @@ TREE_KEYS = st.one_of(
             ".",
             'k:{"uid":"57cc"}',
             'k:{"containerPort":53,"protocol":"TCP"}',
+            'k:{"a":{"b":1}}',
+            'k:{"a":"}"}',
+            'k:{"a b":1}',
+            "a:",
+            ":{}",
             "",
             "a b",
             "a,b",
@@ -132,17 +137,15 @@ def test_a_column_of_field_sets_is_written_as_key_lists() -> None:
     header, first, second = text.split("\n")
     assert header == (
         "GCX1 tool=t fields=manager,fieldsV1{f:metadata,f:spec,f:status} flat={}"
-        " tree=fieldsV1.f:metadata,fieldsV1.f:spec,fieldsV1.f:status json=raw"
+        " tree=fieldsV1.f:metadata,fieldsV1.f:spec,fieldsV1.f:status"
     )
     assert first == (
-        'kubelet\t{f:labels{.,f:app,f:tier},f:name}\t{"k:{\\"name\\":\\"web\\"}"{.,f:image,f:name,f:ports}}'
+        'kubelet\t{f:labels{.,f:app,f:tier},f:name}\t{k:{"name":"web"}{.,f:image,f:name,f:ports}}'
     )
-    assert (
-        second == 'kubectl\t\t\t{f:conditions{.,"k:{\\"type\\":\\"Ready\\"}"{.}},f:phase,f:podIP}'
-    )
+    assert second == 'kubectl\t\t\t{f:conditions{.,k:{"type":"Ready"}{.}},f:phase,f:podIP}'
     # Reference decoders read the key list as the cell's text (the column is marked).
     model = reference_model.decode(text)["sections"][0]
-    assert model["rows"][0]["f:spec"] == '{"k:{"name":"web"}"{.,f:image,f:name,f:ports}}'
+    assert model["rows"][0]["f:spec"] == '{k:{"name":"web"}{.,f:image,f:name,f:ports}}'
     assert reference_sections(text)
 
 
@@ -159,7 +162,7 @@ def test_one_object_that_is_no_tree_keeps_the_column_json() -> None:
     rows: list[dict[str, Any]] = [{"id": 0, "f": FIELDS}, {"id": 1, "f": STATUS}]
     rows.append({"id": 2, "f": {**FIELDS, "f:metadata": {"f:labels": {"f:app": 3}}}})
     header, first, *_ = roundtrip(rows).split("\n")
-    assert header.endswith(" tree=f.f:spec,f.f:status json=raw")  # not f.f:metadata
+    assert header.endswith(" tree=f.f:spec,f.f:status")  # not f.f:metadata
     assert first.startswith('0\t{"f:labels":{".":{},')
     few = [{"id": i, "f": {"a": {}, "b": {}}} for i in range(2)]  # 4 leaves: not worth a marker
     assert "tree=" not in roundtrip(few)
@@ -168,7 +171,7 @@ def test_one_object_that_is_no_tree_keeps_the_column_json() -> None:
 def test_a_record_member_that_is_a_tree_is_a_key_list() -> None:
     text = roundtrip({"kind": "Pod", "name": "web", "fieldsV1": FIELDS}, tool="read_pod")
     assert " tree=" in text.split("\n")[0]
-    assert text.endswith('\t{"k:{\\"name\\":\\"web\\"}"{.,f:image,f:name,f:ports}}')
+    assert text.endswith('\t{k:{"name":"web"}{.,f:image,f:name,f:ports}}')
 
 
 def test_a_stream_reads_key_lists_row_by_row() -> None:
@@ -199,6 +202,28 @@ def test_malformed_key_lists_raise_decode_error(payload: str, message: str, colu
     with pytest.raises(DecodeError, match=message):
         list(decoder.feed(payload))
         list(decoder.close())
+
+
+def test_a_key_holding_a_flat_json_object_is_written_as_it_is() -> None:
+    keys = ['k:{"port":53,"ok":true}', 'k:{"a":{"b":1}}', 'k:{"a":"}"}', "a:", 'k:{"a b":1}']
+    text = tree_text({k: {"x": {}} for k in keys})
+    assert text == (
+        '{k:{"port":53,"ok":true}{x},"k:{\\"a\\":{\\"b\\":1}}"{x},"k:{\\"a\\":\\"}\\"}"{x},'
+        '"a:"{x},"k:{\\"a b\\":1}"{x}}'
+    )
+    assert list(orjson.loads(tree_json(text))) == keys
+    # A reader takes a bare `name:{…}` key to the brace that closes it.
+    assert orjson.loads(tree_json('{a:{"b":"{"}{c},d}')) == {'a:{"b":"{"}': {"c": {}}, "d": {}}
+
+
+def test_a_key_list_at_the_depth_limit_reads() -> None:
+    # Its `k:{…}` keys' braces stand where the JSON's levels do: 11 levels here.
+    deep = "{" + 'k:{"i":1}{' * 9 + 'k:{"i":1}' + "}" * 10
+    assert gcx.decode(f"GCX1 tool=t fields=a,b tree=b\n1\t{deep}", limits=_limits(11))
+    with pytest.raises(DecodeError, match="deeper"):
+        gcx.decode(f"GCX1 tool=t fields=a,b tree=b\n1\t{deep}", limits=_limits(10))
+    decoder = gcx.Decoder(limits=_limits(11))
+    assert list(decoder.feed(f"GCX1 tool=t fields=a,b tree=b\n1\t{deep}\n"))
 
 
 def test_a_key_list_reads_as_deep_as_its_braces() -> None:
