@@ -30,6 +30,11 @@ _TEMPLATE_MIN = 12
 _PLACEHOLDER_BAD = frozenset("{}\\=,")
 
 
+def _LISTABLE(text: str) -> bool:
+    # Whether a template's fixed text can stand in a field list (_listed_templates).
+    return "," not in text and "{" not in text and "}" not in text
+
+
 # A derived column: (source column index, text before, text after the source's).
 Derived = tuple[int, str, str]
 
@@ -63,6 +68,7 @@ def _templates(
     held: Iterable[str],
     prefixes: dict[int, str],
     cols: _Columns | None = None,
+    order: list[int] | None = None,
 ) -> dict[int, Derived]:
     """Columns that repeat another column's text inside a fixed one: index -> derivation.
 
@@ -88,6 +94,23 @@ def _templates(
     ]
     if not targets:
         return {}
+    if order is not None:  # the targets tried in this order
+        targets = order
+    elif len(rows) < _TEMPLATE_ROWS and len(targets) > 2:
+        # In one or two rows most columns pay to derive, and the first tried may take
+        # the column others derive from (a repository's `url`): try the columns that
+        # longer texts hold last too, and keep what saves more.
+        last = sorted(targets, key=lambda k: _held_by_longer(k, targets, starts))
+        if last != targets:
+            trials: list[tuple[int, dict[int, Derived], dict[int, str]]] = []
+            for tried in (targets, last):
+                left = dict(prefixes)
+                trial = _templates(rows, fields, paths, held, left, cols, tried)
+                trials.append((_saved(trial, starts, fields), trial, left))
+            _, best_trial, left = max(trials, key=lambda t: t[0])  # the first on a tie
+            prefixes.clear()
+            prefixes.update(left)
+            return dict(sorted(best_trial.items()))  # in column order
     texts: list[str | None] = [
         (_source_text(start) or None) if name not in skip and _may_be_source(name) else None
         for name, start in zip(fields, starts, strict=True)
@@ -143,7 +166,11 @@ def _templates(
             )
         cost = 2 * (len(before) + len(after) + len(fields[s]) + 2)
         if len(rows) < _TEMPLATE_ROWS:  # the header's repeated name, shared by few cells
-            cost = (cost + 2 * (len(name) + len(_TEMPLATE) + 2) // len(rows)) * 3 // 4
+            # (where the field list holds it, `name=text{source}`, only its `template={}`)
+            # A plain copy (`{email}`) saves too little to drop that.
+            listable = (before or after) and _LISTABLE(before + after)
+            named = len(" template={}") if listable else len(name) + len(_TEMPLATE) + 2
+            cost = (cost + 2 * named // len(rows)) * 3 // 4
         if blanked >= cost:
             found[k] = (s, before, after)
             sources.add(s)
@@ -159,6 +186,20 @@ def _templates(
             if kept < _PREFIX_ROWS:
                 del prefixes[k]
     return found
+
+
+def _held_by_longer(k: int, targets: Sequence[int], starts: Sequence[Any]) -> int:
+    # How many longer texts of the targets hold target k's (a copy does not count).
+    text = starts[k]
+    return sum(1 for j in targets if len(starts[j]) > len(text) and text in starts[j])
+
+
+def _saved(found: dict[int, Derived], starts: Sequence[Any], fields: Sequence[str]) -> int:
+    # The characters the templates take out of the first row, less their texts.
+    return sum(
+        len(starts[k]) - len(before) - len(after) - len(fields[s]) - 2
+        for k, (s, before, after) in found.items()
+    )
 
 
 def _follow(
