@@ -15,10 +15,10 @@ from collections.abc import Collection, Sequence
 from typing import Any
 
 from . import _gcx_nested as nested
+from ._gcx_columns import _at
 from ._gcx_header import _listed, _name_list
 from ._gcx_model import _CRLF, _FORM, _OF, Header
 from ._impl import escape
-from ._values import ABSENT
 from .errors import DecodeError
 
 # The `form=` value of a lines section.
@@ -150,14 +150,16 @@ def move_texts(
     skip: Collection[int],
     empty_null: bool,
     keep: bool = False,
+    groups: bool = True,
 ) -> tuple[str, str] | None:
     """The written rows with the long texts that pay left blank, and their lines sections.
 
     ``place`` is the tool text and the table's `of=` text ("" at the top), or
-    None for a one-row record, whose members are named by key alone. Only a
-    row's own members move (no group members: a blank cell there may read as a
-    missing group), and only string cells that read back as the row's value
-    (``rows`` by column name); ``skip``: columns whose blank cells mean
+    None for a one-row record, whose members are named by their path alone.
+    Group members move only with ``groups`` (not where a group whose cells are
+    all blank reads as missing: `optional=`, `nullable=`), and only string
+    cells that read back as the row's value (``rows`` are the rows as written,
+    or a record by column name); ``skip``: columns whose blank cells mean
     something else (`template=`). With ``keep`` a row keeps one cell at least
     (a record beside tables: its members' place among the object's is read from
     the members it still holds). None when no text moves.
@@ -181,19 +183,19 @@ def move_texts(
             if k >= len(cells) or k in skip or cell.count("\\n") < _MIN_BREAKS:
                 continue
             path = paths[k]
-            if path is None or len(path) != 1 or type(row) is not dict:
+            if path is None or (len(path) > 1 and not groups) or type(row) is not dict:
                 continue
-            value = row.get(cells[k], ABSENT)
+            value = row[cells[k]] if cells[k] in row else _at(row, path)
             if type(value) is not str:
                 continue
             plain, crlf = value, ""
             if cell != escape(value):  # a `crlf=` column's cell, or a guarded or cut one
-                plain, crlf = value.replace("\r\n", "\n"), _name_list((cells[k],))
+                plain, crlf = value.replace("\r\n", "\n"), _name_list(path[-1:])
                 if "\r" in plain or cell != escape(plain):
                     continue
-            key = _key_text(path[0])
+            key = ".".join(map(_key_text, path))
             where = key if of is None else f"{of}[{i - start}].{key}"
-            section = lines_section(tool_text, _listed(cells[k]), where, plain, crlf)
+            section = lines_section(tool_text, _listed(path[-1]), where, plain, crlf)
             if section is None:
                 continue
             row_cells[k] = blank
@@ -205,6 +207,8 @@ def move_texts(
         if changed:
             while row_cells and row_cells[-1] == "":
                 row_cells.pop()
+            if row_cells and row_cells[-1].endswith("\r"):  # Go would drop it: a cell after
+                row_cells.append("")
             lines[i] = "\t".join(row_cells) if row_cells else "\\"
     if not found:
         return None
@@ -295,8 +299,8 @@ def _insert(obj: dict[str, Any], key: str, value: str, places: dict[str, int], d
 
 
 Section = tuple[Header, list[dict[str, Any]], list[str]]
-# A text to put into the value: its path, the text, the members its table's columns place.
-Placed = tuple[list[str | int], str, dict[str, int]]
+# A text to put into the value: its path, the text, and the columns of the section before.
+Placed = tuple[list[str | int], str, tuple[str, ...]]
 
 
 def split(sections: list[Section], doc: str) -> tuple[list[Section], list[Placed]]:
@@ -313,13 +317,19 @@ def split(sections: list[Section], doc: str) -> tuple[list[Section], list[Placed
         raw = next((v for k, v in header.raw_meta if k == _OF), None)
         if host is None or raw is None:
             raise DecodeError("A `form=lines` section follows no section, or names no cell", doc)
-        placed.append((_path(raw, doc), _text(header, rows, doc), _places(host.columns)))
+        placed.append((_path(raw, doc), _text(header, rows, doc), host.columns))
     return kept, placed
 
 
 def place(value: Any, placed: list[Placed], doc: str) -> None:
     """Put each text at its path: a member of a table row or a record that it left blank."""
-    for steps, text, places in placed:
+    for steps, text, columns in placed:
+        # The groups the member is in: the keys after the row step (a record's: all).
+        row = max((i for i, step in enumerate(steps) if isinstance(step, int)), default=-1)
+        within = ".".join(str(step) for step in steps[row + 1 : -1])
+        if within:
+            within += "."
+            columns = tuple(c[len(within) :] for c in columns if c.startswith(within))
         target = value
         for step in steps[:-1]:
             if isinstance(step, int):
@@ -331,4 +341,4 @@ def place(value: Any, placed: list[Placed], doc: str) -> None:
         key = steps[-1]
         if type(target) is not dict or not isinstance(key, str) or key in target:
             raise DecodeError("A `form=lines` path names no blank cell of a row", doc)
-        _insert(target, key, text, places, doc)
+        _insert(target, key, text, _places(columns), doc)

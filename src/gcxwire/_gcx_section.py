@@ -230,8 +230,9 @@ def _section(
     if below is not None and below[2] == 0:  # long texts in lines sections of their own
         derived = {k for t in templates.items() for k in (t[0], t[1][0])}  # and their sources
         moved = lines.move_texts(
-            text, head is not None, rows, cells, cell_paths, below[:2], derived, empty_null
-        )
+            text, head is not None, rows, cells, cell_paths, below[:2], derived, empty_null,
+            groups=not missing,
+        )  # fmt: skip
         if moved is not None:
             text = moved[0] + moved[1]
     text += children

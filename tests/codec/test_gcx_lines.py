@@ -67,6 +67,7 @@ def texts(draw: st.DrawFn) -> str:
 def text_tables(draw: st.DrawFn) -> list[dict[str, Any]]:
     """Rows with a long text in some column, and cells built to defeat the move."""
     rows: list[dict[str, Any]] = []
+    owners = draw(st.booleans())  # a group of members, one of them a text
     for i in range(draw(st.integers(1, 4))):
         row: dict[str, Any] = {}
         if draw(st.booleans()):
@@ -76,6 +77,8 @@ def text_tables(draw: st.DrawFn) -> list[dict[str, Any]]:
         row["text"] = draw(st.one_of(texts(), TEXT, st.none()))
         if draw(st.booleans()):
             row["note"] = draw(st.one_of(TEXT, st.none()))
+        if owners:
+            row["owner"] = {"login": draw(TEXT), "bio": draw(st.one_of(texts(), TEXT))}
         rows.append(row)
     defeat = draw(st.sampled_from(["none", "guard", "template", "nulls", "alone", "gone"]))
     k = draw(st.integers(0, len(rows) - 1))
@@ -90,8 +93,9 @@ def text_tables(draw: st.DrawFn) -> list[dict[str, Any]]:
             row.update({f"n{j}": None for j in range(5)})
     elif defeat == "alone":  # the text is the row's only member
         rows[k] = {"text": draw(texts())}
-    elif defeat == "gone":
+    elif defeat == "gone":  # and the group some rows lack (optional=): its texts stay
         rows[k].pop("text")
+        rows[k].pop("owner", None)
     return rows
 
 
@@ -268,3 +272,23 @@ def test_a_text_beside_a_table_keeps_its_place_among_the_members() -> None:
     assert list(gcx.decode(text)) == ["query", "answer", "results", "t"]
     alone = {"answer": page, "results": [{"a": 1}, {"a": 2}]}
     assert "form=lines" not in roundtrip(alone)  # its record would hold no cell
+
+
+def test_a_group_member_moves_unless_a_blank_group_reads_as_missing() -> None:
+    bio = "\n".join(f"- point {i};" for i in range(40))
+    rows = [{"id": i, "owner": {"login": f"u{i}", "bio": bio, "site": "x"}} for i in range(3)]
+    text = roundtrip({"items": rows, "total": 3})
+    assert "GCX1 tool=t fields=bio form=lines of=items[1].owner.bio" in text
+    members = {"summary": "s", "description": bio, "status": "open", "labels": "a", "rank": 1}
+    text = roundtrip({"id": 1, "fields": members, "n": 2})
+    assert "GCX1 tool=t fields=description form=lines of=fields.description" in text
+    assert list(gcx.decode(text)["fields"]) == list(members)
+    rows[1] = {"id": 1}  # owner{...} optional=owner: a blank group would read as missing
+    text = roundtrip({"items": rows, "total": 3})
+    assert "optional=owner" in text and "form=lines" not in text
+
+
+def test_a_cell_ending_in_cr_is_not_left_last_when_the_text_after_it_moves() -> None:
+    page = "\n".join(f"Line {i}, more;" for i in range(40))
+    text = roundtrip([{"id": 1, "a": "x\r", "body": page}, {"id": 2, "a": "y", "body": "z"}])
+    assert text.split("\n")[1] == "1\tx\r\t"  # a reference line reader keeps the CR

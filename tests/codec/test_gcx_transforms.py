@@ -636,7 +636,16 @@ def reads_new_forms(value: Any, tool: str) -> None:
             got = reference_model.by_column(read, section["fields"], header.columns)
             leaves = dict(column_leaves(row))
             for key, original in leaves.items():
-                if (key,) in moved and source == [value] or (*at, r, key) in moved:
+                steps = (key, *key.split("."))  # a group member's path: owner.bio
+                if (
+                    source == [value]
+                    and {(key,), tuple(steps[1:])} & moved
+                    or {
+                        (*at, r, key),
+                        (*at, r, *steps[1:]),
+                    }
+                    & moved
+                ):
                     assert got[key] in ("", "\\")  # marked: blank (`\\` alone on its row)
                     continue
                 if key in templates:
