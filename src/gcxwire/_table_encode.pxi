@@ -139,10 +139,11 @@ cdef bint _starts_gcx1(_Buf *b, Py_ssize_t at):
 cdef int _put_cells(
     _Buf *b, _Columns cols, tuple fields, bint empty_null, const char *floatcol,
     const Py_ssize_t *cut, Py_ssize_t *starts, Py_ssize_t *ends, Py_ssize_t index,
-    _Integral *marks,
+    _Integral *marks, _Stats *st,
 ) except -1:
     # The gathered row's line with its LF, as _line writes it. With marks, the
-    # integral float cells' ends are added to them.
+    # integral float cells' ends are added to them; with st, the cells are
+    # counted as _count counts them (in the same walk: one pass per row).
     cdef Py_ssize_t nf = cols.ncols, i, s, last, row_start = b.len, shift = 0, integral = 0
     cdef double f
     cdef long long v
@@ -156,12 +157,11 @@ cdef int _put_cells(
             _put_byte(b, _TAB)
         starts[i] = b.len
         s = cols.col_slot[i]
-        if s < 0:  # a held column: always empty
-            ends[i] = b.len
-            continue
-        p = cols.slots[s]
+        p = NULL if s < 0 else cols.slots[s]  # a held column: always empty
         if p == NULL:
-            if empty_null:
+            if st != NULL:
+                st.absent += 1
+            if empty_null and s >= 0:
                 _put_byte(b, _BACKSLASH)
             ends[i] = b.len
             continue
@@ -169,9 +169,13 @@ cdef int _put_cells(
         if t == &_STR:
             _put_str_cell(b, p, cut[i])
         elif p == _NONE:
+            if st != NULL:
+                st.nulls += 1
             if not empty_null:
                 _put(b, b"null", 4)
         elif t == &_INT:
+            if st != NULL:
+                st.has_int[i] = 1
             v = _as_long_long(p, &overflow)
             if overflow == 0:
                 _put_int(b, v)
@@ -190,8 +194,10 @@ cdef int _put_cells(
         elif t == &_FLOAT and isfinite(_float_value(p)):
             f = _float_value(p)
             _put_float(b, f, floatcol[i])
-            if marks != NULL and -1e15 < f < 1e15 and f == <double>(<long long>f):
-                integral += 1
+            if -1e15 < f < 1e15 and f == <double>(<long long>f):
+                integral += marks != NULL
+                if st != NULL:
+                    st.integral[i] += 1
         else:
             if t == &_DICT or t == &_LIST:
                 wide = b.wide
@@ -275,9 +281,9 @@ cdef int _write_rows(
         try:
             if cols.gather(rows[i], i):
                 return _ASKEW
-            if st != NULL:
-                _count(cols, st)
-            _put_cells(b, cols, fields, empty_null, floatcol, cut, starts, starts + nf, i, marks)
+            _put_cells(
+                b, cols, fields, empty_null, floatcol, cut, starts, starts + nf, i, marks, st
+            )
         finally:
             cols.release()
     return _WRITTEN
