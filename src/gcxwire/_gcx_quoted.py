@@ -18,10 +18,10 @@ _MARK = f" {_QUOTED}=json"
 def mark_quoted(text: str) -> str:
     """``text`` (a typed payload) with `quoted=json` on each header whose section needs it."""
     # A JSON string literal holds `""` (the empty string, also as a constant or a
-    # header value) or is a row's last cell ending `\\r"` (a string ending in CR):
-    # without either, no section needs the mark. The first test is a memchr; most
-    # payloads end there.
-    if '"' not in text or ('""' not in text and not _cr_literal(text, 0, len(text))):
+    # header value) or ends `\\r"` (a string ending in CR, as a row's last cell or
+    # a header value): without either, no section needs the mark. The first test
+    # is a memchr; most payloads end there.
+    if '"' not in text or ('""' not in text and '\\\\r"' not in text):
         return text
     out: list[str] = []
     start = 0

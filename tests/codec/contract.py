@@ -117,18 +117,18 @@ def _row_holds(
             continue
         if column in derived and cell in ("", "\\"):
             continue  # the template gives it (the typed reading filled it in)
-        if quoted and cell.startswith('"'):  # marked: the cell is the JSON text
-            if _json_string(read[field]) != value:
-                wrong.append(f"column {column!r}: {read[field]!r} is no JSON text of {value!r}")
-            continue
-        # The value rebuilt from the reference reading as the markers say: the
-        # infix for its `…`, the prefix in front; LF for CR LF in a crlf= column.
-        rebuilt = read[field]
-        if column in infixes and _INFIX_MARK in rebuilt:
+        # The value rebuilt from the reference reading as the markers say: a JSON
+        # string under quoted=json, the infix for its `…`, the prefix in front; LF
+        # for CR LF in a crlf= column (JSON text keeps its own escapes).
+        rebuilt: str | None = read[field]
+        target = value.replace("\r\n", "\n") if column in header.crlf else value
+        if quoted and cell.startswith('"'):
+            rebuilt, target = _json_string(read[field]), value
+        if rebuilt is not None and column in infixes and _INFIX_MARK in rebuilt:
             rebuilt = rebuilt.replace(_INFIX_MARK, infixes[column], 1)
-        if column in prefixes:
+        if rebuilt is not None and column in prefixes:
             rebuilt = prefixes[column] + rebuilt
-        if rebuilt != (value.replace("\r\n", "\n") if column in header.crlf else value):
+        if rebuilt != target:
             wrong.append(f"column {column!r}: cell {cell!r} reads {read[field]!r} for {value!r}")
     return checked
 
