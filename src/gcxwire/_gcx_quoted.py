@@ -31,7 +31,9 @@ def mark_quoted(text: str) -> str:
         end = size if nxt < 0 else nxt + 1
         head = text.find("\n", start, end)
         head = end if head < 0 else head
-        if _quotes(text, start, head, end):
+        # A `form=lines` section's rows are plain text, never JSON: `""` there is two quotes.
+        lines = text.find(" form=lines", start, head) >= 0
+        if not lines and _quotes(text, start, head, end):
             out.append(text[start:head])
             out.append(_MARK)
             out.append(text[head:end])

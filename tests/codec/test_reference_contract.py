@@ -114,7 +114,7 @@ def edge_tables(draw: st.DrawFn) -> list[dict[str, Any]]:
 def edge_payloads(draw: st.DrawFn) -> Any:
     """Tables alone, inside objects (also below the top level), columnar, records, any JSON."""
     table = draw(edge_tables())
-    shape = draw(st.integers(0, 6))
+    shape = draw(st.integers(0, 7))
     if shape == 0:
         return table
     if shape == 1:  # members around a table, in the header
@@ -129,6 +129,9 @@ def edge_payloads(draw: st.DrawFn) -> Any:
         return {"id": draw(EDGE), "a": {"b": draw(EDGE), "c": {"d": draw(EDGE), "e": draw(EDGE)}}}
     if shape == 5:
         return draw(st.lists(EDGE, max_size=4))
+    if shape == 6:  # a long text, written in lines of its own (form=lines)
+        lines = [draw(st.one_of(EDGE, st.just("a line;"))) for _ in range(36)]
+        return {"path": draw(EDGE), "text": "\n".join(lines) + "\n", "size": 1}
     return draw(json_values(12))
 
 
@@ -149,6 +152,15 @@ def test_the_empty_string_is_marked() -> None:
     assert text.split("\n")[:2] == ["GCX1 tool=t fields=a,b quoted=json", '""\t1']
     assert reference_model.decode(text)["sections"][0]["meta"]["quoted"] == "json"
     assert "quoted=" not in gcx.encode([{"a": "x", "b": '"q"'}], tool="t")  # `\"q"` is no literal
+
+
+def test_lines_sections_are_never_marked() -> None:
+    # Their rows are plain text (`""` is two quote characters there), and take no other meta.
+    text = "".join(f"line {i};\n" for i in range(40)).replace("line 3;", '""')
+    payload = gcx.encode({"path": "a", "text": text, "size": 1}, tool="t")
+    assert "\nGCX1 tool=t fields=text form=lines of=text\n" in payload
+    assert "quoted=" not in payload and '\n""\n' in payload
+    assert gcx.decode(payload)["text"] == text
 
 
 def test_a_string_ending_in_cr_is_marked_where_it_is_json_text() -> None:
