@@ -41,13 +41,3 @@ def reference_sections(text: str) -> list[tuple[dict[str, Any], Header]]:
     decoder.feed(text)
     decoder.close()
     return list(zip(model, decoder.headers, strict=True))
-
-
-def column_leaves(row: dict[str, Any], prefix: str = "") -> list[tuple[str, Any]]:
-    """A row's members by column name: objects spread over dotted columns (`owner.login`)."""
-    out: list[tuple[str, Any]] = []
-    for key, value in row.items():
-        if isinstance(value, dict) and value and all("." not in k for k in value):
-            out.extend(column_leaves(value, f"{prefix}{key}."))
-        out.append((prefix + key, value))
-    return out

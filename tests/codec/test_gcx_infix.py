@@ -20,7 +20,8 @@ from gcxwire.errors import DecodeError
 from .. import reference_model
 from ..strategies import TEXT
 from ..tiers import prove
-from .gcx_checks import column_leaves, reference_sections, roundtrip
+from . import contract
+from .gcx_checks import roundtrip
 
 MARK = "\u2026"
 INFIXES = st.sampled_from(
@@ -102,34 +103,9 @@ def reads_infix_columns(value: Any) -> None:
     """No error, the same sections, rows and columns; unmarked string cells unchanged.
 
     In an `infix=` column a cell holding `…` reads as its string with the
-    infix there (after the column's prefix); its other cells read as written.
+    infix there (after the column's prefix); tests/codec/contract.py checks it.
     """
-    text = gcx.encode(value, tool="t")
-    for section, header in reference_sections(text):
-        rows = value if isinstance(value, list) else value["data"]["items"]
-        if header.raw_meta and dict(header.raw_meta).get("of") not in (None, "data.items"):
-            continue
-        if len(section["rows"]) != len(rows):  # the record section beside the table
-            continue
-        marked = {"prefix": {}, "infix": {}}  # type: dict[str, dict[str, str]]
-        for key, raw in header.raw_meta:
-            if key in marked:
-                name, _, marked_text = reference_model.unescape(raw).partition("=")
-                marked[key][name] = marked_text
-        prefixes, infixes = marked["prefix"], marked["infix"]
-        constants = dict(header.constants)
-        for read, row in zip(section["rows"], rows, strict=True):
-            got = reference_model.by_column(read, section["fields"], header.columns)
-            for key, original in column_leaves(row):
-                if not isinstance(original, str) or original in ("", "true", "false", "null"):
-                    continue
-                if key in constants or key not in got:  # a constant, or one JSON cell
-                    continue
-                cell = got[key]
-                if key in infixes and MARK in cell:  # marked: the infix stands there
-                    assert cell.count(MARK) == 1
-                    cell = cell.replace(MARK, infixes[key], 1)
-                assert prefixes.get(key, "") + cell == original
+    contract.holds(value, gcx.encode(value, tool="t"))
 
 
 FAVICONS = [
