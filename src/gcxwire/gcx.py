@@ -101,7 +101,7 @@ def _encode(
     if not screen(layout, value, on_drift):
         return _encode_unchecked(value, tool, profile)
     try:
-        return _layout_gcx.encode(value, layout)
+        return mark_quoted(_layout_gcx.encode(value, layout))
     except RecursionError:
         raise EncodeValueError(f"Nesting deeper than {MAX_DEPTH} levels (or a cycle)") from None
 

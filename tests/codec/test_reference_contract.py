@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 import gcxwire
 from gcxwire import DecodeError, gcx
+from gcxwire.layouts import Layout
 
 from .. import reference_model
 from ..strategies import KEYS, json_values
@@ -152,6 +153,13 @@ def test_the_empty_string_is_marked() -> None:
     assert text.split("\n")[:2] == ["GCX1 tool=t fields=a,b quoted=json", '""\t1']
     assert reference_model.decode(text)["sections"][0]["meta"]["quoted"] == "json"
     assert "quoted=" not in gcx.encode([{"a": "x", "b": '"q"'}], tool="t")  # `\"q"` is no literal
+
+
+def test_a_layout_marks_the_empty_string_too() -> None:
+    rows = [{"id": i, "name": "" if i % 2 else f"n{i}"} for i in range(4)]
+    text = gcx.encode(rows, tool="t", layout=Layout.infer(rows, tool="t"))
+    assert text.split("\n")[0] == "GCX1 tool=t fields=id,name quoted=json"
+    contract.holds(rows, text)
 
 
 def test_lines_sections_are_never_marked() -> None:
