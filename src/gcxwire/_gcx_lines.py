@@ -11,6 +11,7 @@ the cell's path (``of=results[3].raw_content``), and its cell is left blank.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection, Sequence
 from typing import Any
 
@@ -40,6 +41,8 @@ def line_rows(text: str) -> list[str]:
     a row end in CR (Go's line reader drops a CR before the LF).
     """
     pieces = text.split("\n")
+    if "\n\n" not in text and "\r\n" not in text and text[:1] != "\n" and text[-1:] != "\n":
+        return pieces  # no empty line, no CR before a break: a row a line
     rows: list[str] = []
     cur = pieces[0]
     held = bool(cur)  # whether the row holds more than line breaks
@@ -57,10 +60,37 @@ def line_rows(text: str) -> list[str]:
     return rows
 
 
-def _row_text(row: str) -> str:
-    # Escaped as any cell; a row starting like a comment or a header gets a `\`.
-    cell = escape(row)
-    return "\\" + cell if cell.startswith(("#", "GCX1")) else cell
+def _long_cells(line: str) -> list[tuple[int, str]]:
+    """The cells of a row line that hold a ``\\n``, with their index: found by searching,
+    not by splitting every cell of a wide row."""
+    out: list[tuple[int, str]] = []
+    at = line.find("\\n")
+    while at >= 0:
+        begin = line.rfind("\t", 0, at) + 1
+        end = line.find("\t", at)
+        end = len(line) if end < 0 else end
+        out.append((line.count("\t", 0, begin), line[begin:end]))
+        at = line.find("\\n", end)
+    return out
+
+
+def _marks_before_breaks(cell: str) -> int:
+    """The escaped cell's ``\\n`` that follow no letter or digit (or a TAB's ``\\t``):
+    at least as many as the breaks _saved counts, without splitting the text into rows."""
+    pieces = cell.split("\\n")
+    return sum(1 for p in pieces[:-1] if p and (not p[-1].isalnum() or p.endswith("\\t")))
+
+
+# Rows (one a line) that a reader would take for a comment or a header.
+_GUARDED = re.compile(r"^(?=#|GCX1)", re.MULTILINE)
+
+
+def _rows_text(rows: list[str]) -> tuple[str, int]:
+    """The rows as the section writes them (LF between), and how many got a guard."""
+    body = "\n".join(map(escape, rows))  # an escaped row holds no LF: a row a line
+    if "#" not in body and "GCX1" not in body:
+        return body, 0
+    return _GUARDED.subn("\\\\", body)
 
 
 def _saved(rows: list[str]) -> int:
@@ -70,11 +100,10 @@ def _saved(rows: list[str]) -> int:
     break after a letter or digit saves about nothing (``word\\nNext`` and
     ``word`` LF ``Next`` both spend a token on it), one after a punctuation mark
     or a space 1.0 to 1.4 (``.`` LF is one token, ``.\\`` ``n`` two); on 86
-    such texts they saved 0.91 to 1.6 times this count (o200k 0.91 to 2.0). A row
-    starting like a comment costs its guard's token.
+    such texts they saved 0.91 to 1.6 times this count, less one for each row
+    a guard starts (o200k 0.91 to 2.0).
     """
-    breaks = sum(1 for row in rows[:-1] if not row[-1].isalnum())
-    return breaks - sum(1 for row in rows if row.startswith(("#", "GCX1")))
+    return sum(1 for row in rows[:-1] if not row[-1].isalnum())
 
 
 def _header_cost(header: str) -> int:
@@ -83,24 +112,32 @@ def _header_cost(header: str) -> int:
 
 
 def lines_section(
-    tool_text: str, name_text: str, of_text: str, text: str, crlf: str = ""
+    tool_text: str, name_text: str, of_text: str, text: str, crlf: str = "", bound: int = -1
 ) -> str | None:
     """The section holding ``text`` (LF, header, rows), or None when it would not pay.
 
     ``name_text`` is the field as the field list writes it; with ``crlf`` (the
     name as `crlf=` lists it) each line break of the text stands for CR LF
-    (the caller took the CRs out).
+    (the caller took the CRs out). ``bound``, when given, is at least what the
+    breaks save (_marks_before_breaks): below the header's cost, no rows are made.
     """
     if text.count("\n") < _MIN_BREAKS or text.endswith("\r"):
+        return None
+    mark = f" {_CRLF}={crlf}" if crlf else ""
+    header = f"GCX1 tool={tool_text} fields={name_text} {_FORM}={LINES}{mark} {_OF}={of_text}"
+    need = _header_cost(header) + _MARGIN
+    if 0 <= bound < need:
         return None
     rows = line_rows(text)
     if len(rows) < _MIN_BREAKS:
         return None
-    mark = f" {_CRLF}={crlf}" if crlf else ""
-    header = f"GCX1 tool={tool_text} fields={name_text} {_FORM}={LINES}{mark} {_OF}={of_text}"
-    if _saved(rows) < _header_cost(header) + _MARGIN:
+    saved = _saved(rows)
+    if saved < need:
         return None
-    return "\n" + header + "\n" + "\n".join(map(_row_text, rows))
+    body, guards = _rows_text(rows)  # a guard costs a token
+    if saved - guards < need:
+        return None
+    return "\n" + header + "\n" + body
 
 
 def _key_text(key: str) -> str:
@@ -167,20 +204,26 @@ def move_texts(
     if "\\n" not in text:
         return None
     tool_text, of = place
+    # A text saves a token a break at most: fewer breaks than the shortest header costs stay.
+    floor = max(_MIN_BREAKS, _MARGIN + (len(tool_text) + 30) // 3)
     lines = text.split("\n")
     start = 1 if header else 0
     blank = "\\" if empty_null else ""
     found: list[str] = []
     for i in range(start, len(lines)):
         line = lines[i]
-        if line.count("\\n") < _MIN_BREAKS:
+        # A one-character count first: a memchr, where `\\n` is a slower two-character search.
+        if line.count("\\") < floor or line.count("\\n") < floor:
             continue
-        row_cells = line.split("\t")
         row = rows[i - start]
         changed = False
         had = len(found)
-        for k, cell in enumerate(row_cells):
-            if k >= len(cells) or k in skip or cell.count("\\n") < _MIN_BREAKS:
+        row_cells: list[str] = []
+        for k, cell in _long_cells(line):
+            if k >= len(cells) or k in skip or cell.count("\\n") < floor:
+                continue
+            bound = _marks_before_breaks(cell)
+            if bound < floor:  # no more breaks than that can save
                 continue
             path = paths[k]
             if path is None or (len(path) > 1 and not groups) or type(row) is not dict:
@@ -195,9 +238,10 @@ def move_texts(
                     continue
             key = ".".join(map(_key_text, path))
             where = key if of is None else f"{of}[{i - start}].{key}"
-            section = lines_section(tool_text, _listed(path[-1]), where, plain, crlf)
+            section = lines_section(tool_text, _listed(path[-1]), where, plain, crlf, bound)
             if section is None:
                 continue
+            row_cells = row_cells or line.split("\t")
             row_cells[k] = blank
             changed = True
             found.append(section)

@@ -194,8 +194,10 @@ def test_blank_lines_ride_in_the_next_row_and_guards_keep_rows_rows() -> None:
     assert rows[:2] == ["# Title", "\n\nGCX1 x"]
     assert rows[-1] == "- step 29;\n"  # a final LF stays in the last row
     assert "\n".join(rows) == text
-    assert _gcx_lines._row_text("# Title") == "\\# Title"
-    assert _gcx_lines._row_text("GCX1 x") == "\\GCX1 x"
+    assert _gcx_lines._rows_text(["# Title", "GCX1 x", "a#", "\\"]) == (
+        "\\# Title\n\\GCX1 x\na#\n\\\\",
+        2,
+    )
 
 
 def test_line_rows_join_back_and_none_is_blank() -> None:
