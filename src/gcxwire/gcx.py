@@ -15,7 +15,7 @@ from . import _layout_gcx
 from ._gcx_decode import _build, _Lines, _sections
 from ._gcx_encode import _encode_typed, go_readable
 from ._gcx_header import _field_text, _header_line, _tool_text
-from ._gcx_model import _NO_FLOATS, Header, Section
+from ._gcx_model import _NO_FLOATS, _QUOTED, Header, Section
 from ._gcx_quoted import mark_quoted
 from ._impl import encode_row
 from ._json import RawNumber, go_marshal, loads_exact
@@ -176,7 +176,7 @@ class Encoder:
 
     >>> enc = Encoder()
     >>> enc.header("t", ["a", "b"]) + enc.row({"a": 1, "b": "x"})
-    'GCX1 tool=t fields=a,b\\n1\\tx\\n'
+    'GCX1 tool=t fields=a,b quoted=json\\n1\\tx\\n'
     """
 
     def __init__(self, *, profile: Profile = "typed") -> None:
@@ -203,7 +203,9 @@ class Encoder:
         if not fields or any(t is None for t in texts):
             raise EncodeValueError(f"Field names {list(fields)!r} cannot be written in a header")
         self._fields = tuple(fields)
-        return go_readable(_header_line(_tool_text(tool), self._fields, ()))
+        # The rows are not known yet: any may write a JSON string literal (`""`), so the
+        # header says `quoted=json` for reference readers whether or not one comes.
+        return go_readable(_header_line(_tool_text(tool), self._fields, [(_QUOTED, "json")]))
 
     def row(self, record: dict[str, Any], /) -> str:
         """One streamed row line for the current header (keys it lacks are written absent)."""

@@ -11,8 +11,10 @@ from hypothesis import strategies as st
 from gcxwire import gcx
 from gcxwire.errors import DecodeError, EncodeValueError
 
+from .. import reference_model
 from ..strategies import same, tables
 from ..tiers import prove, tiers
+from . import contract
 
 PAYLOAD = gcx.encode(
     {"total": 3, "items": [{"id": 1, "s": "a\tb"}, {"id": 2, "s": "é😀"}, {"id": 3}], "x": []},
@@ -96,8 +98,21 @@ def streamed_matches_one_shot(rows: list[dict[str, Any]]) -> None:
     header = reader.headers[0]
     streamed = enc.header("t", header.columns) + "".join(enc.row(r) for r in rows)
     if not header.constants:  # a streamed table cannot know its constant columns in advance
-        assert streamed == text + "\n"  # a one-shot payload has no final LF
+        # A streamed header says `quoted=json` before its rows are known; a one-shot
+        # header only where a cell is a JSON string literal, and the text has no final LF.
+        head, _, body = text.partition("\n")
+        marked = head if head.endswith(" quoted=json") else head + " quoted=json"
+        assert streamed == marked + "\n" + body + ("\n" if body else "")
     assert same(gcx.Decoder().decode(streamed), rows)
+    contract.holds(rows, streamed)
+
+
+def test_a_streamed_empty_string_reads_as_marked_json_text() -> None:
+    # The reference reads `""` as two quote characters: the streamed header says so in advance.
+    enc = gcx.Encoder()
+    text = enc.header("t", ["a", "b"]) + enc.row({"a": "", "b": 1})
+    assert text == 'GCX1 tool=t fields=a,b quoted=json\n""\t1\n'
+    assert reference_model.decode(text)["sections"][0]["meta"]["quoted"] == "json"
 
 
 def test_encoder_row_checks() -> None:
