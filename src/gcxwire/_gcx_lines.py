@@ -123,8 +123,7 @@ def lines_section(
     """
     if text.count("\n") < _MIN_BREAKS or text.endswith("\r"):
         return None
-    mark = f" {_CRLF}={crlf}" if crlf else ""
-    header = f"GCX1 tool={tool_text} fields={name_text} {_FORM}={LINES}{mark} {_OF}={of_text}"
+    header = _lines_header(tool_text, name_text, of_text, crlf)
     need = _header_cost(header) + _MARGIN
     if 0 <= bound < need:
         return None
@@ -138,6 +137,33 @@ def lines_section(
     if saved - guards < need:
         return None
     return "\n" + header + "\n" + body
+
+
+def _lines_header(tool_text: str, name_text: str, of_text: str, crlf: str = "") -> str:
+    mark = f" {_CRLF}={crlf}" if crlf else ""
+    return f"GCX1 tool={tool_text} fields={name_text} {_FORM}={LINES}{mark} {_OF}={of_text}"
+
+
+def _where(of: str | None, row: int, path: tuple[str, ...]) -> str:
+    # The `of=` text naming a cell: its path alone in a record, else its row's too.
+    key = ".".join(map(_key_text, path))
+    return key if of is None else f"{of}[{row}].{key}"
+
+
+def _fewest_breaks(
+    tool_text: str,
+    of: str | None,
+    paths: Sequence[tuple[str, ...] | None],
+    skip: Collection[int],
+) -> int:
+    """The fewest ``\\n`` a cell of these columns needs to move: a break saves a token at
+    most, and the cheapest header is a column's in the first row (its `of=` is shortest)."""
+    needs = [
+        _header_cost(_lines_header(tool_text, _listed(path[-1]), _where(of, 0, path))) + _MARGIN
+        for k, path in enumerate(paths)
+        if path is not None and k not in skip
+    ]
+    return max(_MIN_BREAKS, min(needs, default=_MIN_BREAKS))
 
 
 def _key_text(key: str) -> str:
@@ -204,8 +230,8 @@ def move_texts(
     if "\\n" not in text:
         return None
     tool_text, of = place
-    # A text saves a token a break at most: fewer breaks than the shortest header costs stay.
-    floor = max(_MIN_BREAKS, _MARGIN + (len(tool_text) + 30) // 3)
+    # A text saves a token a break at most: fewer breaks than the cheapest header costs stay.
+    floor = _fewest_breaks(tool_text, of, paths, skip)
     lines = text.split("\n")
     start = 1 if header else 0
     blank = "\\" if empty_null else ""
@@ -236,8 +262,7 @@ def move_texts(
                 plain, crlf = value.replace("\r\n", "\n"), _name_list(path[-1:])
                 if "\r" in plain or cell != escape(plain):
                     continue
-            key = ".".join(map(_key_text, path))
-            where = key if of is None else f"{of}[{i - start}].{key}"
+            where = _where(of, i - start, path)
             section = lines_section(tool_text, _listed(path[-1]), where, plain, crlf, bound)
             if section is None:
                 continue

@@ -16,6 +16,8 @@ import pytest
 from hypothesis import strategies as st
 
 from gcxwire import _gcx_lines, gcx
+from gcxwire._gcx_header import _listed, _tool_text
+from gcxwire._impl import escape
 from gcxwire.errors import DecodeError
 
 from .. import reference_model
@@ -294,3 +296,31 @@ def test_a_cell_ending_in_cr_is_not_left_last_when_the_text_after_it_moves() -> 
     page = "\n".join(f"Line {i}, more;" for i in range(40))
     text = roundtrip([{"id": 1, "a": "x\r", "body": page}, {"id": 2, "a": "y", "body": "z"}])
     assert text.split("\n")[1] == "1\tx\r\t"  # a reference line reader keeps the CR
+
+
+# Prose, and texts of k lines that each end in a mark: the fewest breaks that pay.
+_PROSE = st.one_of(
+    st.text(alphabet=" .,:a#\n", max_size=300),
+    st.integers(8, 40).map(lambda k: "\n".join(["x."] * k)),
+)
+
+
+def test_no_text_that_moves_has_fewer_breaks_than_the_scan_skips() -> None:
+    # The scan skips cells with fewer `\\n` than the cheapest header costs: a lower bound
+    # on what any text that moves holds, or texts that pay would stay in their cells.
+    def check(text: str, tool: str, path: tuple[str, ...], of: str | None, row: int) -> None:
+        tool_text = _tool_text(tool)
+        where = _gcx_lines._where(of, row, path)
+        if _gcx_lines.lines_section(tool_text, _listed(path[-1]), where, text) is not None:
+            floor = _gcx_lines._fewest_breaks(tool_text, of, [None, path], ())
+            assert escape(text).count("\\n") >= floor
+
+    prove(
+        40,
+        check,
+        _PROSE,
+        st.sampled_from(["t", "search"]),
+        st.sampled_from([("body",), ("a", "b.c")]),
+        st.sampled_from([None, "", "results"]),
+        st.integers(0, 120),
+    )
