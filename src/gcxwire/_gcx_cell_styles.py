@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from ._gcx_columns import _PROBES, Path, _at, _column
@@ -235,34 +235,22 @@ def _key_trees(
     ``fieldsV1``) and they hold ``_TREE_MIN`` leaves or more; its other cells
     (strings, lists, numbers) stay as they are. None when no column qualifies.
     """
-    lines = text.split("\n")
-    start = 1 if header else 0
-    if len(lines) - start != len(rows):
-        return None
-    held = _tree_cells(lines, start)
-    chosen: list[int] = []
-    for k, path in enumerate(paths):
-        if path is None or k >= len(cells) or k not in held:
-            continue
-        count = 0
-        for value in _column(rows, path):
-            if type(value) is dict:
-                if not is_tree(value):
-                    break
-                count += leaves(value)
-        else:
-            if count >= _TREE_MIN:
-                chosen.append(k)
-    if not chosen:
-        return None
-    for i, row in enumerate(rows):
-        row_cells = lines[start + i].split("\t")
-        for k in chosen:
-            value = _at(row, paths[k])  # type: ignore[arg-type]
-            if type(value) is dict and value and k < len(row_cells):
-                row_cells[k] = escape(tree_text(value))
-        lines[start + i] = "\t".join(row_cells)
-    return "\n".join(lines), _name_list(cells[k] for k in chosen)
+    return _rewritten(text, header, rows, cells, paths, _tree_cells, _tree_leaves, _tree_cell)
+
+
+def _tree_leaves(values: Sequence[Any]) -> int | None:
+    # The `{}` leaves a column's key lists leave out; None when one object is no tree.
+    count = 0
+    for value in values:
+        if type(value) is dict:
+            if not is_tree(value):
+                return None
+            count += leaves(value)
+    return count if count >= _TREE_MIN else None
+
+
+def _tree_cell(k: int, value: Any) -> str | None:
+    return escape(tree_text(value)) if type(value) is dict and value else None
 
 
 def _tree_cells(lines: list[str], start: int) -> set[int]:
@@ -302,38 +290,68 @@ def _word_lists(
     items or more (Sentry's `features`, OAuth scopes, Kubernetes image names).
     None when no column qualifies.
     """
+    return _rewritten(text, header, rows, cells, paths, _list_cells, _word_items, _word_cell)
+
+
+def _word_items(values: Sequence[Any]) -> int | None:
+    # The items of a column's lists of texts; None when one value is no such list.
+    count = 0
+    for value in values:
+        if value is None or value is ABSENT:
+            continue
+        if type(value) is not list or not all(
+            type(item) is str and item and _NOT_A_WORD.search(item) is None for item in value
+        ):
+            return None
+        count += len(value)
+    return count if count >= _WORDS_MIN else None
+
+
+def _word_cell(k: int, value: Any) -> str | None:
+    if type(value) is not list or not value:
+        return None
+    cell = escape(" ".join(value))
+    return "\\" + cell if k == 0 and cell.startswith(("#", "GCX1")) else cell  # the row guard (§3)
+
+
+def _rewritten(
+    text: str,
+    header: bool,
+    rows: Sequence[dict[str, Any]],
+    cells: Sequence[str],
+    paths: Sequence[Path | None],
+    held: Callable[[list[str], int], set[int]],
+    units: Callable[[Sequence[Any]], int | None],
+    cell_text: Callable[[int, Any], str | None],
+) -> tuple[str, str] | None:
+    """The rows with the cells of each column that takes a form rewritten, and those columns'
+    names as a marker lists them; None when no column takes it.
+
+    ``held`` finds the cells worth a look in the written lines, ``units`` says
+    what a column's values save in the form (None: they refuse it, or too
+    little), ``cell_text`` writes a value in it (None: the cell stays).
+    """
     lines = text.split("\n")
     start = 1 if header else 0
     if len(lines) - start != len(rows):
         return None
-    held = _list_cells(lines, start)
-    chosen: list[int] = []
-    for k, path in enumerate(paths):
-        if path is None or k >= len(cells) or k not in held:
-            continue
-        count = 0
-        for value in _column(rows, path):
-            if value is None or value is ABSENT:
-                continue
-            if type(value) is not list or not all(
-                type(item) is str and item and _NOT_A_WORD.search(item) is None for item in value
-            ):
-                break
-            count += len(value)
-        else:
-            if count >= _WORDS_MIN:
-                chosen.append(k)
+    looked = held(lines, start)
+    chosen = [
+        k
+        for k, path in enumerate(paths)
+        if path is not None
+        and k < len(cells)
+        and k in looked
+        and units(_column(rows, path)) is not None
+    ]
     if not chosen:
         return None
     for i, row in enumerate(rows):
         row_cells = lines[start + i].split("\t")
         for k in chosen:
-            value = _at(row, paths[k])  # type: ignore[arg-type]
-            if type(value) is list and value and k < len(row_cells):
-                cell = escape(" ".join(value))
-                if k == 0 and cell.startswith(("#", "GCX1")):  # the row guard (§3)
-                    cell = "\\" + cell
-                row_cells[k] = cell
+            written = cell_text(k, _at(row, paths[k]))  # type: ignore[arg-type]
+            if written is not None and k < len(row_cells):
+                row_cells[k] = written
         lines[start + i] = "\t".join(row_cells)
     return "\n".join(lines), _name_list(cells[k] for k in chosen)
 
