@@ -31,6 +31,20 @@ def _column(rows: Sequence[Any], path: Path) -> list[Any]:
     return [_at(row, path) for row in rows]
 
 
+def _parent_copy(row: dict[str, Any], path: Path) -> dict[str, Any] | None:
+    """The object holding ``path``'s last key in ``row`` (the caller's own copy), each
+    object on the way copied so that writing there leaves the input alone; None where
+    the path crosses a value that is no object."""
+    target = row
+    for key in path[:-1]:
+        inner = target.get(key)
+        if type(inner) is not dict:
+            return None
+        target[key] = inner = dict(inner)
+        target = inner
+    return target
+
+
 def _source_texts(values: Iterable[Any]) -> list[str | None]:
     # _source_text of each value.
     return [v if type(v) is str else int_to_str(v) if type(v) is int else None for v in values]

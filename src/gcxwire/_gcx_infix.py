@@ -12,7 +12,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from ._gcx_columns import _PROBES, Path, _column, _Columns
+from ._gcx_columns import _PROBES, Path, _column, _Columns, _parent_copy
 from ._gcx_header import _name_text
 from ._gcx_model import _INFIX, _INFIX_MARK
 from ._impl import escape
@@ -185,16 +185,8 @@ def _mark_infixes(
     for row in rows:
         row = dict(row)
         for k in columns:
-            target: dict[str, Any] | None = row
             path = paths[k]
-            for key in path[:-1]:
-                assert target is not None
-                inner = target.get(key)
-                if type(inner) is not dict:
-                    target = None
-                    break
-                target[key] = inner = dict(inner)
-                target = inner
+            target = _parent_copy(row, path)
             if target is None:
                 continue
             value = target.get(path[-1], ABSENT)

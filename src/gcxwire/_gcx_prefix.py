@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ._gcx_columns import Path
+from ._gcx_columns import Path, _parent_copy
 from ._gcx_header import _name_text
 from ._gcx_model import (
     _SPACE,
@@ -75,16 +75,8 @@ def _cut_prefixes(
     for row in rows:
         row = dict(row)
         for k, text in prefixes.items():
-            target: dict[str, Any] | None = row
             path = paths[k]
-            for key in path[:-1]:
-                assert target is not None
-                inner = target.get(key)
-                if type(inner) is not dict:
-                    target = None
-                    break
-                target[key] = inner = dict(inner)
-                target = inner
+            target = _parent_copy(row, path)
             if target is not None:
                 value = target.get(path[-1], ABSENT)
                 if type(value) is str:
