@@ -55,7 +55,7 @@ def _infixes(
     a column where any string holds ``…`` already is left alone, so that every
     ``…`` a reader meets is the infix's.
     """
-    if len(rows) < _INFIX_ROWS or any(type(row) is not dict for row in rows):
+    if len(rows) < _INFIX_ROWS:
         return {}
     size = len(rows)
     step = max(1, size // _PROBES)
@@ -74,6 +74,10 @@ def _infixes(
         if text is None:
             continue
         if cols is None:
+            # A row that is no dict rules every infix out: looked for only once a
+            # sample holds one (the sample reads such a row as absent cells).
+            if any(type(row) is not dict for row in rows):
+                return {}
             cols = _Columns(rows)
         strings = _column_strings(cols.values(paths[k]), cut)
         if strings is None:

@@ -35,7 +35,7 @@ def _prefixes(
     columns of strings and non-strings (null, numbers, absent) qualify; a JSON
     array or object in the column rules it out.
     """
-    if len(rows) < _PREFIX_ROWS or set(map(type, rows)) != {dict}:
+    if len(rows) < _PREFIX_ROWS:
         return {}
     found: dict[int, str] = {}
     wanted = [None if name in constants else path for name, path in zip(fields, paths, strict=True)]
@@ -44,6 +44,10 @@ def _prefixes(
             text = _common_prefix(shared[0], shared[1])
             if text is not None:
                 found[k] = text
+    # The leaf reads a row that is no dict as absent cells: such a row rules every
+    # prefix out, looked for only where one was found (most tables have none).
+    if found and set(map(type, rows)) != {dict}:
+        return {}
     return found
 
 
