@@ -8,14 +8,13 @@ and no other column spells it out.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from typing import Any
 
-from ._gcx_columns import _PROBES, Path, _column, _Columns, _parent_copy
+from ._gcx_columns import _PROBES, Path, _parent_copy
 from ._gcx_header import _name_text
 from ._gcx_model import _INFIX, _INFIX_MARK
-from ._impl import escape
+from ._impl import column_strings, escape, infix_runs
 from ._values import ABSENT
 
 MARK = _INFIX_MARK
@@ -26,12 +25,10 @@ _INFIX_MIN = 16
 _INFIX_ROWS = 3
 
 # An infix is part of a URL or path: the characters RFC 3986 allows there (and
-# `%` escapes). Markup (`</b>`), braces and quotes stay in the cells.
-_URL_TEXT = re.compile(r"[A-Za-z0-9\-._~:/?#\[\]@!$&'()*+,;=%]+")
-
-# Where a path or query string may be cut: an infix is whole segments, so each
-# cell keeps the separators around its `…` (`a/…/b`, `x?…&y=1`).
-_SEPARATOR = re.compile(r"[/?&#]")
+# `%` escapes); markup (`</b>`), braces and quotes stay in the cells. It is cut
+# where a path or query string may be (`/?&#`): whole segments, so each cell
+# keeps the separators around its `…` (`a/…/b`, `x?…&y=1`). The infix_runs leaf
+# finds such runs.
 
 # Candidates come from this many pairs of sample strings; longer strings and
 # segments past this many separators are not looked into (the search stays linear).
@@ -60,26 +57,27 @@ def _infixes(
     size = len(rows)
     step = max(1, size // _PROBES)
     probes = [*rows[:_PROBES], *rows[_PROBES::step][:_PROBES]]
-    cols: _Columns | None = None
+    cuts = [len(prefixes.get(k, "")) for k in range(len(fields))]
+    # A sample of the rows first (all columns in one leaf): most hold no such run at all.
+    samples = column_strings(
+        probes, [None if k in skip else p for k, p in enumerate(paths)], cuts, MARK
+    )
     found: dict[int, str] = {}
+    dicts = False
     for k, name in enumerate(fields):
-        if k in skip:
-            continue
-        cut = len(prefixes.get(k, ""))
-        # A sample of the rows first: most columns hold no such run at all.
-        sample = _column_strings(_column(probes, paths[k]), cut)
+        sample = samples[k]
         if not sample or len(sample) < _INFIX_ROWS:
             continue
         text = _best_run(sample)
         if text is None:
             continue
-        if cols is None:
+        if not dicts:
             # A row that is no dict rules every infix out: looked for only once a
             # sample holds one (the sample reads such a row as absent cells).
             if any(type(row) is not dict for row in rows):
                 return {}
-            cols = _Columns(rows)
-        strings = _column_strings(cols.values(paths[k]), cut)
+            dicts = True
+        strings = column_strings(rows, [paths[k]], [cuts[k]], MARK)[0]
         if strings is None:
             continue
         held = sum(1 for s in strings if _place(s, text) > 0)
@@ -93,19 +91,6 @@ def _infixes(
     return found
 
 
-def _column_strings(values: Sequence[Any], cut: int) -> list[str] | None:
-    # The column's exact strings after its prefix; None when any string there holds `…`.
-    out: list[str] = []
-    for value in values:
-        if value is ABSENT or not isinstance(value, str):
-            continue
-        if MARK in value:
-            return None
-        if type(value) is str:
-            out.append(value[cut:])
-    return out
-
-
 def _best_run(strings: list[str]) -> str | None:
     """The run of segments that takes out the most text from these (sample) strings.
 
@@ -114,39 +99,15 @@ def _best_run(strings: list[str]) -> str | None:
     may not begin or end with a separator, so the cell keeps them around its ``…``.
     """
     best: tuple[int, str] | None = None
-    seeds = [s for s in strings if _SEED_SIZE <= len(s) <= _SEED_LENGTH][: _SEEDS + 1]
-    for seed, other in zip(seeds, seeds[1:]):
-        for run in _runs(seed, other):
-            score = sum(1 for s in strings if _place(s, run) > 0) * (len(run) - len(MARK))
-            if best is None or score > best[0]:
-                best = (score, run)
+    for run in infix_runs(strings, _SEEDS, _SEED_SIZE, _SEED_LENGTH, _INFIX_MIN, _SEED_CUTS):
+        score = sum(1 for s in strings if _place(s, run) > 0) * (len(run) - len(MARK))
+        if best is None or score > best[0]:
+            best = (score, run)
     return None if best is None else best[1]
 
 
 # A string that can hold an infix with text of its own and a separator on both sides.
 _SEED_SIZE = _INFIX_MIN + 4
-
-
-def _runs(seed: str, other: str) -> list[str]:
-    # Maximal runs of the seed's segments that the other string holds too.
-    cuts = [m.start() for m in _SEPARATOR.finditer(seed, 0, _SEED_LENGTH)][:_SEED_CUTS]
-    if len(cuts) < 2:
-        return []
-    # Segment i lies between cuts[i] and cuts[i + 1]; the text before the first
-    # separator and after the last is the cell's own start and end, and stays.
-    runs: list[str] = []
-    start: int | None = None
-    for i in range(len(cuts)):
-        if i + 1 < len(cuts) and seed[cuts[i] + 1 : cuts[i + 1]] in other:
-            if start is None:
-                start = i
-            continue
-        if start is not None:
-            run = seed[cuts[start] + 1 : cuts[i]]
-            if _may_be_run(run):
-                runs.append(run)
-            start = None
-    return runs
 
 
 def _place(string: str, text: str) -> int:
@@ -160,16 +121,6 @@ def _place(string: str, text: str) -> int:
     while at > 0 and at + len(text) >= len(string):
         at = string.find(text, at + 1)
     return at
-
-
-def _may_be_run(text: str) -> bool:
-    # Long enough, URL text (so one header token), whole segments at both ends.
-    return (
-        len(text) >= _INFIX_MIN
-        and _SEPARATOR.match(text) is None
-        and _SEPARATOR.match(text[-1]) is None
-        and _URL_TEXT.fullmatch(text) is not None
-    )
 
 
 def _infix_text(name: str, text: str) -> str:

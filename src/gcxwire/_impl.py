@@ -33,6 +33,8 @@ else:
         USE_EXTENSIONS = False
 
 column_prefixes = _twin.column_prefixes
+column_strings = _twin.column_strings
+infix_runs = _twin.infix_runs
 constant_columns = _twin.constant_columns
 dcp_join = _twin.dcp_join
 dcp_records = _twin.dcp_records

@@ -128,6 +128,8 @@ __all__ = [
     "crlf_cells",
     "drop_crlf",
     "template_matches",
+    "column_strings",
+    "infix_runs",
 ]
 
 cdef object _ABSENT = ABSENT
@@ -187,3 +189,4 @@ include "_table_encode.pxi"
 include "_rows_decode.pxi"
 include "_dcp_rows.pxi"
 include "_plan_rows.pxi"
+include "_flat_search.pxi"

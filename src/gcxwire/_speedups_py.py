@@ -56,6 +56,8 @@ __all__ = [
     "crlf_cells",
     "drop_crlf",
     "template_matches",
+    "column_strings",
+    "infix_runs",
 ]
 
 _UNESCAPED = {"t": "\t", "n": "\n"}
@@ -1213,3 +1215,105 @@ def template_matches(
         else:
             out.append(0)
     return out
+
+
+# --- The flat-table searches (prefix=, infix=, template=): their column reads. ---
+
+
+def column_strings(
+    rows: Iterable[Any], paths: Sequence[Sequence[Any] | None], cuts: Sequence[int], mark: str, /
+) -> list[list[str] | None]:
+    """Per column, its rows' exact strs, each after its first ``cuts[k]`` characters.
+
+    A path is read through exact dicts only (anything else on the way holds no
+    value). None for a None path, and for a column where any str (a subclass
+    too) holds ``mark``; a str subclass is no string of the column.
+    """
+    table, ps, cs = list(rows), list(paths), list(cuts)
+    if type(mark) is not str:
+        raise TypeError("mark must be str")
+    if len(ps) != len(cs):
+        raise ValueError("paths and cuts differ in length")
+    for path, cut in zip(ps, cs, strict=True):
+        if cut < 0:
+            raise ValueError("A cut is never negative")
+        if path is not None:
+            if not tuple(path):
+                raise ValueError("A column path needs at least one key")
+            for key in path:
+                hash(key)  # an unhashable key fails here, before any row is read
+    return [
+        None if path is None else _strings_at(table, tuple(path), cut, mark)
+        for path, cut in zip(ps, cs, strict=True)
+    ]
+
+
+def _strings_at(rows: list[Any], p: tuple[Any, ...], cut: int, mark: str) -> list[str] | None:
+    # column_strings of one column.
+    if len(p) == 1:
+        key = p[0]
+        values = [row.get(key, ABSENT) if type(row) is dict else ABSENT for row in rows]
+    else:
+        values = [_exact_at(row, p) for row in rows]
+    out: list[str] = []
+    for value in values:
+        if value is ABSENT or not isinstance(value, str):
+            continue
+        if mark in value:
+            return None
+        if type(value) is str:
+            out.append(value[cut:])
+    return out
+
+
+# Where a path or query string may be cut, and the URL text (RFC 3986, `%` escapes) a run is.
+_SEPARATOR = re.compile(r"[/?&#]")
+_URL_TEXT = re.compile(r"[A-Za-z0-9\-._~:/?#\[\]@!$&'()*+,;=%]+")
+
+
+def infix_runs(
+    strings: Iterable[str], seeds: int, shortest: int, longest: int, least: int, most: int, /
+) -> list[str]:
+    """The runs an infix search scores, in order, from a column's sample strings.
+
+    The seeds are the first ``seeds + 1`` strings ``shortest`` to ``longest``
+    long; for each one and the next, the maximal runs of the seed's segments
+    (between its first ``most`` separators `/?&#`) that the next holds too:
+    at least ``least`` long, URL text, neither beginning nor ending with a
+    separator (the cell keeps those around its mark).
+    """
+    values = list(strings)
+    if any(type(s) is not str for s in values):
+        raise TypeError("strings must be str")
+    picked = [s for s in values if shortest <= len(s) <= longest][: seeds + 1]
+    out: list[str] = []
+    for seed, other in zip(picked, picked[1:]):
+        out.extend(_segment_runs(seed, other, least, longest, most))
+    return out
+
+
+def _segment_runs(seed: str, other: str, least: int, longest: int, most: int) -> list[str]:
+    # Maximal runs of the seed's segments that the other string holds too.
+    cuts = [m.start() for m in _SEPARATOR.finditer(seed, 0, longest)][:most]
+    if len(cuts) < 2:
+        return []
+    # Segment i lies between cuts[i] and cuts[i + 1]; the text before the first
+    # separator and after the last is the cell's own start and end, and stays.
+    runs: list[str] = []
+    start: int | None = None
+    for i in range(len(cuts)):
+        if i + 1 < len(cuts) and seed[cuts[i] + 1 : cuts[i + 1]] in other:
+            if start is None:
+                start = i
+            continue
+        if start is not None:
+            run = seed[cuts[start] + 1 : cuts[i]]
+            if (
+                len(run) >= least
+                and _SEPARATOR.match(run) is None
+                and _SEPARATOR.match(run[-1]) is None
+                and _URL_TEXT.fullmatch(run) is not None
+            ):
+                runs.append(run)
+            start = None
+    return runs

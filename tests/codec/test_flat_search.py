@@ -2,9 +2,17 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
-from gcxwire import _gcx_infix, _gcx_prefix
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from gcxwire import _gcx_columns, _gcx_infix, _gcx_prefix
+from gcxwire._values import ABSENT
+
+from .gcx_checks import leaves
 
 
 def _linked(n: int) -> list[Any]:
@@ -30,3 +38,126 @@ def test_a_row_that_is_no_dict_rules_out_an_infix_found_in_the_others() -> None:
     found = _gcx_infix._infixes(rows, ["url"], paths, frozenset(), {})
     assert found == {0: "rs:fit:32:32:1:0/g:ce/plain"}
     assert _gcx_infix._infixes([*rows, "x"], ["url"], paths, frozenset(), {}) == {}
+
+
+# The Python the column_strings and infix_runs leaves replaced, kept as their definition.
+_OLD_SEPARATOR = re.compile(r"[/?&#]")
+_OLD_URL_TEXT = re.compile(r"[A-Za-z0-9\-._~:/?#\[\]@!$&'()*+,;=%]+")
+
+
+def _old_column_strings(values: list[Any], cut: int) -> list[str] | None:
+    out: list[str] = []
+    for value in values:
+        if value is ABSENT or not isinstance(value, str):
+            continue
+        if _gcx_infix.MARK in value:
+            return None
+        if type(value) is str:
+            out.append(value[cut:])
+    return out
+
+
+def _old_runs(seed: str, other: str) -> list[str]:
+    cuts = [m.start() for m in _OLD_SEPARATOR.finditer(seed, 0, _gcx_infix._SEED_LENGTH)]
+    cuts = cuts[: _gcx_infix._SEED_CUTS]
+    if len(cuts) < 2:
+        return []
+    runs: list[str] = []
+    start: int | None = None
+    for i in range(len(cuts)):
+        if i + 1 < len(cuts) and seed[cuts[i] + 1 : cuts[i + 1]] in other:
+            if start is None:
+                start = i
+            continue
+        if start is not None:
+            run = seed[cuts[start] + 1 : cuts[i]]
+            if (
+                len(run) >= _gcx_infix._INFIX_MIN
+                and _OLD_SEPARATOR.match(run) is None
+                and _OLD_SEPARATOR.match(run[-1]) is None
+                and _OLD_URL_TEXT.fullmatch(run) is not None
+            ):
+                runs.append(run)
+            start = None
+    return runs
+
+
+def _old_candidates(strings: list[str]) -> list[str]:
+    # The runs the old _best_run scored, in its order.
+    size, longest = _gcx_infix._SEED_SIZE, _gcx_infix._SEED_LENGTH
+    seeds = [s for s in strings if size <= len(s) <= longest][: _gcx_infix._SEEDS + 1]
+    return [run for seed, other in zip(seeds, seeds[1:]) for run in _old_runs(seed, other)]
+
+
+class _Text(str):
+    pass
+
+
+_SEGMENT = st.sampled_from(
+    ["img", "rs:fit:32:32", "g:ce", "plain", "é", "a b", "</b>", "", "x…y", "0123456789abcdef"]
+)
+_URLISH = (
+    st.lists(_SEGMENT, max_size=8)
+    .flatmap(
+        lambda parts: st.tuples(
+            st.just(parts),
+            st.lists(st.sampled_from("/?&#"), min_size=len(parts), max_size=len(parts)),
+        )
+    )
+    .map(lambda t: "".join(p + s for p, s in zip(*t, strict=True)))
+)
+_CELL = st.one_of(
+    _URLISH, st.none(), st.integers(0, 3), _URLISH.map(_Text), st.lists(st.just(1), max_size=1)
+)
+_ROW = st.one_of(
+    st.dictionaries(
+        st.sampled_from(["a", "b"]),
+        st.one_of(_CELL, st.dictionaries(st.just("a"), _CELL)),
+        max_size=2,
+    ),
+    st.just(3),
+)
+
+
+@settings(max_examples=40)
+@given(st.lists(_ROW, max_size=10), st.integers(0, 6))
+def test_column_strings_read_as_the_old_python(twin: str, rows: list[Any], cut: int) -> None:
+    paths = [("a",), ("b", "a"), None, ("b",)]
+    got = leaves(twin).column_strings(rows, paths, [cut, 1, 0, 0], _gcx_infix.MARK)
+    want = [
+        None if p is None else _old_column_strings(_gcx_columns._column(rows, p), c)
+        for p, c in zip(paths, [cut, 1, 0, 0], strict=True)
+    ]
+    assert got == want
+
+
+@settings(max_examples=40)
+@given(st.lists(_URLISH.map(lambda s: "sig" + s + "tail"), max_size=7))
+def test_infix_runs_are_the_old_pythons_candidates(twin: str, strings: list[str]) -> None:
+    got = leaves(twin).infix_runs(
+        strings,
+        _gcx_infix._SEEDS,
+        _gcx_infix._SEED_SIZE,
+        _gcx_infix._SEED_LENGTH,
+        _gcx_infix._INFIX_MIN,
+        _gcx_infix._SEED_CUTS,
+    )
+    assert got == _old_candidates(strings)
+
+
+def test_infix_runs_of_a_url_column(twin: str) -> None:
+    strings = [u["url"] for u in _linked(5)]
+    got = leaves(twin).infix_runs(strings, 3, 20, 4096, 16, 48)
+    assert got == ["rs:fit:32:32:1:0/g:ce/plain"] * 3  # one per pair of the first four
+
+
+def test_column_strings_refuse_what_is_no_column(twin: str) -> None:
+    leaf = leaves(twin).column_strings
+    with pytest.raises(ValueError, match="differ in length"):
+        leaf([], [("a",)], [], "…")
+    with pytest.raises(ValueError, match="at least one key"):
+        leaf([], [()], [0], "…")
+    with pytest.raises(ValueError, match="never negative"):
+        leaf([], [("a",)], [-1], "…")
+    with pytest.raises(TypeError, match="unhashable"):
+        leaf([], [(["a"],)], [0], "…")
