@@ -49,6 +49,16 @@ cdef tuple _pick(_Stats *st, tuple fields):
     return st.nulls > st.absent + 3, _NO_FLOATS if names is None else frozenset(names)
 
 
+cdef tuple _guess(_Stats *st, tuple fields, Py_ssize_t seen, Py_ssize_t n):
+    # _pick's style as the whole table's guessed from its first `seen` of n rows:
+    # the nulls and absent cells seen scaled to n rows before the `+ 3` margin.
+    # The margin itself on 16 rows misled a table where nulls lead by a few a
+    # hundred (issues: a null column, a derived one, 10 % null bodies), and the
+    # whole table was written twice. Only the guess: _pick decides the style.
+    empty_null, floats = _pick(st, fields)
+    return st.nulls * n > st.absent * n + 3 * seen, floats
+
+
 cdef void _zero(_Stats *st, Py_ssize_t n):
     cdef Py_ssize_t c
     st.nulls = st.absent = 0
@@ -386,7 +396,7 @@ def encode_table(rows, fields, paths, head, str tail, keys, cuts=None, /):
     exact str of column ``i`` (its prefix, held in the header): the cell is
     that of ``value[cuts[i]:]``.
 
-    Written in one pass in the style of the first 16 rows (the keys checked as
+    Written in one pass in the style the first 16 rows foretell (the keys checked as
     the rows are read), and again only when the whole table picks another
     ``empty=null``; when only its float columns differ from the guess, the
     integral float cells marked in that pass gain or drop their ``.0``.
@@ -458,7 +468,7 @@ def encode_table(rows, fields, paths, head, str tail, keys, cuts=None, /):
                     return None
                 _count(cols, &st)
                 cols.release()
-            empty_null, floats = _pick(&st, fs)
+            empty_null, floats = _guess(&st, fs, 16 if n > 16 else n, n)
             _zero(&st, nf)
             outcome = _write_rows(
                 b, rows, cols, fs, empty_null, floats, floatcol, cut, starts, &st, &marks
