@@ -145,3 +145,45 @@ def infix_runs(strings, seeds, shortest, longest, least, most, /):
     for s in range(len(picked) - 1):
         out.extend(_segment_runs(picked[s], picked[s + 1], at_least, hi, cuts))
     return out
+
+
+def template_probes(rows, path, source, before, after, probes, /):
+    """Whether half of ``probes`` spread rows hold ``before + source text + after`` at ``path``.
+
+    Row ``i * len(rows) // probes`` for each i; False as soon as one of them
+    lacks the column, or more than half do not hold the template. A source's
+    text is an exact str, or an exact int's digits; paths are read through
+    exact dicts only.
+    """
+    cdef list table = rows if type(rows) is list else list(rows)
+    cdef tuple p = tuple(path), q = tuple(source)
+    cdef Py_ssize_t i, size = len(table), n = probes, misses = 0, lb, la, lt, lv
+    if type(before) is not str or type(after) is not str:
+        raise TypeError("before and after must be str")
+    lb, la = len(<str>before), len(<str>after)
+    for i in range(n):
+        row = table[i * size // n]
+        value = _value_at(row, p)
+        if value is _ABSENT:
+            return False
+        got = _value_at(row, q)
+        if type(got) is str:
+            text = got
+        elif type(got) is int:
+            text = int_to_str(got)
+        else:
+            text = None
+        if type(value) is str and text is not None:
+            lt = len(<str>text)
+            lv = len(<str>value)
+            if (
+                lv == lb + lt + la
+                and PyUnicode_Tailmatch(value, before, 0, lb, -1) == 1
+                and PyUnicode_Tailmatch(value, text, lb, lb + lt, -1) == 1
+                and PyUnicode_Tailmatch(value, after, lb + lt, lv, 1) == 1
+            ):
+                continue
+        misses += 1
+        if misses > n // 2:
+            return False
+    return True

@@ -15,6 +15,7 @@ from ._gcx_model import (
 from ._gcx_prefix import _PREFIX_ROWS
 from ._impl import (
     escape,
+    template_probes,
 )
 from ._values import ABSENT, int_to_str, too_many_digits
 
@@ -219,7 +220,7 @@ def _follow(
     size = len(rows)
     need = max(beat + 1, min(size, _TEMPLATE_ROWS), (size + 1) // 2)
     # A template half the rows follow holds in half of a spread sample.
-    if size > 2 * _PROBES and not _probes_follow(rows, path, source, before, after):
+    if size > 2 * _PROBES and not template_probes(rows, path, source, before, after, _PROBES):
         return 0
     if cols is None:
         cols = _Columns(rows)
@@ -230,26 +231,6 @@ def _follow(
     # Short of `need`, with some row not following: what a row-by-row stop would say
     # (a table every row of which follows counts whole, `need` or not).
     return 0 if misses and misses > size - need else size - misses
-
-
-def _probes_follow(
-    rows: Sequence[dict[str, Any]], path: Path, source: Path, before: str, after: str
-) -> bool:
-    # Whether half of _PROBES spread rows hold the template and none lacks the column.
-    size = len(rows)
-    misses = 0
-    for i in range(_PROBES):
-        row = rows[i * size // _PROBES]
-        value = _at(row, path)
-        if value is ABSENT:
-            return False
-        got = _at(row, source)
-        text = got if type(got) is str else int_to_str(got) if type(got) is int else None
-        if type(value) is not str or text is None or value != before + text + after:
-            misses += 1
-            if misses > _PROBES // 2:
-                return False
-    return True
 
 
 def _template_text(name: str, source: str, before: str, after: str) -> str:

@@ -35,6 +35,7 @@ else:
 column_prefixes = _twin.column_prefixes
 column_strings = _twin.column_strings
 infix_runs = _twin.infix_runs
+template_probes = _twin.template_probes
 constant_columns = _twin.constant_columns
 dcp_join = _twin.dcp_join
 dcp_records = _twin.dcp_records

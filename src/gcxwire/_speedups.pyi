@@ -60,6 +60,15 @@ def column_strings(
 def infix_runs(
     strings: Iterable[str], seeds: int, shortest: int, longest: int, least: int, most: int, /
 ) -> list[str]: ...
+def template_probes(
+    rows: Sequence[Any],
+    path: Sequence[Any],
+    source: Sequence[Any],
+    before: str,
+    after: str,
+    probes: int,
+    /,
+) -> bool: ...
 def key_order(rows: Iterable[Any], /) -> list[str] | None: ...
 def plain_json(value: object, /) -> bool: ...
 def dcp_rows(

@@ -130,6 +130,7 @@ __all__ = [
     "template_matches",
     "column_strings",
     "infix_runs",
+    "template_probes",
 ]
 
 cdef object _ABSENT = ABSENT

@@ -58,6 +58,7 @@ __all__ = [
     "template_matches",
     "column_strings",
     "infix_runs",
+    "template_probes",
 ]
 
 _UNESCAPED = {"t": "\t", "n": "\n"}
@@ -1317,3 +1318,39 @@ def _segment_runs(seed: str, other: str, least: int, longest: int, most: int) ->
                 runs.append(run)
             start = None
     return runs
+
+
+def template_probes(
+    rows: Sequence[Any],
+    path: Sequence[Any],
+    source: Sequence[Any],
+    before: str,
+    after: str,
+    probes: int,
+    /,
+) -> bool:
+    """Whether half of ``probes`` spread rows hold ``before + source text + after`` at ``path``.
+
+    Row ``i * len(rows) // probes`` for each i; False as soon as one of them
+    lacks the column, or more than half do not hold the template. A source's
+    text is an exact str, or an exact int's digits; paths are read through
+    exact dicts only.
+    """
+    table = rows if type(rows) is list else list(rows)
+    p, q = tuple(path), tuple(source)
+    if type(before) is not str or type(after) is not str:
+        raise TypeError("before and after must be str")
+    size = len(table)
+    misses = 0
+    for i in range(probes):
+        row = table[i * size // probes]
+        value = _exact_at(row, p)
+        if value is ABSENT:
+            return False
+        got = _exact_at(row, q)
+        text = got if type(got) is str else int_to_str(got) if type(got) is int else None
+        if type(value) is not str or text is None or value != before + text + after:
+            misses += 1
+            if misses > probes // 2:
+                return False
+    return True

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gcxwire import _gcx_columns, _gcx_infix, _gcx_prefix
-from gcxwire._values import ABSENT
+from gcxwire._values import ABSENT, int_to_str
 
 from .gcx_checks import leaves
 
@@ -161,3 +161,58 @@ def test_column_strings_refuse_what_is_no_column(twin: str) -> None:
         leaf([], [("a",)], [-1], "…")
     with pytest.raises(TypeError, match="unhashable"):
         leaf([], [(["a"],)], [0], "…")
+
+
+def _old_probes_follow(rows: list[Any], path: Any, source: Any, before: str, after: str) -> bool:
+    # The Python template_probes replaced (_gcx_template._probes_follow).
+    size = len(rows)
+    misses = 0
+    probes = _gcx_columns._PROBES
+    for i in range(probes):
+        row = rows[i * size // probes]
+        value = _gcx_columns._at(row, path)
+        if value is ABSENT:
+            return False
+        got = _gcx_columns._at(row, source)
+        text = got if type(got) is str else int_to_str(got) if type(got) is int else None
+        if type(value) is not str or text is None or value != before + text + after:
+            misses += 1
+            if misses > probes // 2:
+                return False
+    return True
+
+
+_LINK = st.one_of(
+    st.sampled_from(["u/1", "u/2", "u/x", "v/2", "u/", "u/7/x", "u/ab"]),
+    st.integers(0, 3),
+    st.just(True),
+    st.sampled_from(["u/1"]).map(_Text),
+)
+_SOURCE = st.one_of(st.integers(0, 3), st.sampled_from(["1", "2", "x", "ab", ""]), st.just(True))
+
+
+@settings(max_examples=60)
+@given(
+    st.lists(
+        st.one_of(
+            st.fixed_dictionaries({"n": _SOURCE}, optional={"u": _LINK}),
+            st.fixed_dictionaries({"o": st.fixed_dictionaries({"n": _SOURCE, "u": _LINK})}),
+            st.just(5),
+        ),
+        min_size=1,
+        max_size=40,
+    ),
+    st.sampled_from([(("u",), ("n",)), (("o", "u"), ("o", "n")), (("u",), ("o", "n"))]),
+    st.sampled_from([("u/", ""), ("", ""), ("u/", "/x"), ("v", "")]),
+)
+def test_template_probes_hold_as_the_old_python(
+    twin: str, rows: list[Any], paths: Any, around: tuple[str, str]
+) -> None:
+    path, source = paths
+    got = leaves(twin).template_probes(rows, path, source, *around, _gcx_columns._PROBES)
+    assert got == _old_probes_follow(rows, path, source, *around)
+
+
+def test_template_probes_refuse_a_text_that_is_no_str(twin: str) -> None:
+    with pytest.raises(TypeError, match="must be str"):
+        leaves(twin).template_probes([{"u": "a"}], ("u",), ("n",), b"x", "", 1)
