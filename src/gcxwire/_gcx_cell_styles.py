@@ -21,6 +21,7 @@ from ._impl import (
     crlf_only,
     drop_crlf,
     escape,
+    find_text,
     text_marks,
 )
 from ._values import ABSENT, NUMBER
@@ -39,13 +40,18 @@ def _cell_styles(
     # there is no key tree. Key lists come first: json=raw then sees them as the
     # `{` cells they are, and keeps their backslashes single too.
     # Both searches below look for a `"`: one memchr rules them out on text with none
-    # (a two- to four-character search scans at ~0.7 ns a character: 0.8 ms on issues-500).
+    # (a two- to four-character search scans at ~0.7 ns a character: 0.8 ms on issues-500,
+    # ~1.5 on JSON text, where find_text takes ~0.1).
     quoted = '"' in text
-    trees = _key_trees(text, header, rows, cells, paths) if quoted and '":{}' in text else None
+    trees = None
+    if quoted and _holds(text, '":{}'):
+        trees = _key_trees(text, header, rows, cells, paths)
     if trees is not None:  # `tree=f`: this column's objects of empty objects as key lists
         text, names_text = trees
         marks.append((_TREE, names_text))
-    words = _word_lists(text, header, rows, cells, paths) if quoted and '","' in text else None
+    words = None
+    if quoted and _holds(text, '","'):
+        words = _word_lists(text, header, rows, cells, paths)
     if words is not None:  # `lists=tags`: this column's lists of texts, a space between items
         text, names_text = words
         marks.append((_WORDS, names_text))
@@ -71,6 +77,10 @@ def _cell_styles(
         text, names_text = crlf
         marks.append((_CRLF, names_text))
     return text, marks
+
+
+def _holds(text: str, needle: str) -> bool:
+    return find_text(text, needle, 0, len(text)) >= 0
 
 
 # `str=` names a column when it drops this many guards from its cells.
@@ -258,11 +268,15 @@ def _tree_cells(lines: list[str], start: int) -> set[int]:
     found: set[int] = set()
     for i in range(start, len(lines)):
         line = lines[i]
-        at = line.find('":{}')
+        size = len(line)
+        at = find_text(line, '":{}', 0, size)
+        tabs = counted = 0  # the TABs before `counted`: each hit counts on from the last
         while at >= 0:
-            found.add(line.count("\t", 0, at))
+            tabs += line.count("\t", counted, at)
+            counted = at
+            found.add(tabs)
             end = line.find("\t", at)
-            at = -1 if end < 0 else line.find('":{}', end)
+            at = -1 if end < 0 else find_text(line, '":{}', end, size)
     return found
 
 
@@ -363,8 +377,12 @@ def _list_cells(lines: list[str], start: int) -> set[int]:
         line = lines[i]
         if line.startswith('["'):
             found.add(0)
-        at = line.find('\t["')
+        size = len(line)
+        at = find_text(line, '\t["', 0, size)
+        tabs = counted = 0  # the TABs before `counted`: each hit counts on from the last
         while at >= 0:
-            found.add(line.count("\t", 0, at + 1))
-            at = line.find('\t["', at + 1)
+            tabs += line.count("\t", counted, at + 1)
+            counted = at + 1
+            found.add(tabs)
+            at = find_text(line, '\t["', at + 1, size)
     return found

@@ -11,6 +11,7 @@ says `quoted=json`: a cell (or a constant, or a header member) starting with
 from __future__ import annotations
 
 from ._gcx_model import _QUOTED
+from ._impl import find_text
 
 _MARK = f" {_QUOTED}=json"
 
@@ -20,19 +21,25 @@ def mark_quoted(text: str) -> str:
     # A JSON string literal holds `""` (the empty string, also as a constant or a
     # header value) or ends `\\r"` (a string ending in CR, as a row's last cell or
     # a header value): without either, no section needs the mark. The first test
-    # is a memchr; most payloads end there.
-    if '"' not in text or ('""' not in text and '\\\\r"' not in text):
+    # is a memchr; most payloads end there. The second holds a backslash: a memchr
+    # for one rules it out (find_text: str.find is slow on JSON text, every
+    # character in five a quote).
+    size = len(text)
+    if '"' not in text or (
+        find_text(text, '""', 0, size) < 0
+        and ("\\" not in text or find_text(text, '\\\\r"', 0, size) < 0)
+    ):
         return text
     out: list[str] = []
     start = 0
-    size = len(text)
     while start < size:
-        nxt = text.find("\nGCX1", start)  # rows never start `GCX1` (they are written `\GCX1`)
+        # rows never start `GCX1` (they are written `\GCX1`)
+        nxt = find_text(text, "\nGCX1", start, size)
         end = size if nxt < 0 else nxt + 1
         head = text.find("\n", start, end)
         head = end if head < 0 else head
         # A `form=lines` section's rows are plain text, never JSON: `""` there is two quotes.
-        lines = text.find(" form=lines", start, head) >= 0
+        lines = find_text(text, " form=lines", start, head) >= 0
         if not lines and _quotes(text, start, head, end):
             out.append(text[start:head])
             out.append(_MARK)
@@ -51,25 +58,25 @@ def _quotes(text: str, start: int, head: int, end: int) -> bool:
     # other string starting with `"` is written `\\"`, so these are all there are.
     if text.find('"', start, end) < 0:
         return False
-    if text.find('="', start, head) >= 0 and _header_quotes(text[start:head]):
+    if find_text(text, '="', start, head) >= 0 and _header_quotes(text[start:head]):
         return True
-    at = text.find('""', head, end)
+    at = find_text(text, '""', head, end)
     while at >= 0:  # a whole cell `""`, not one inside a JSON cell
         if text[at - 1] in "\t\n" and (at + 2 == end or text[at + 2] in "\t\n"):
             return True
-        at = text.find('""', at + 2, end)
-    return _cr_literal(text, head, end)
+        at = find_text(text, '""', at + 2, end)
+    return text.find("\\", head, end) >= 0 and _cr_literal(text, head, end)
 
 
 def _cr_literal(text: str, start: int, end: int) -> bool:
     # Whether text[start:end] holds a row whose last cell is `"…\\r"`: a string
     # ending in CR (its JSON text ends `\r"`; the text of any other string
     # holding those characters starts with `\\`, not `"`).
-    at = text.find('\\\\r"\n', start, end)
+    at = find_text(text, '\\\\r"\n', start, end)
     while at >= 0:
         if _starts_quoted(text, start, at):
             return True
-        at = text.find('\\\\r"\n', at + 4, end)
+        at = find_text(text, '\\\\r"\n', at + 4, end)
     return text.endswith('\\\\r"', start, end) and _starts_quoted(text, start, end - 4)
 
 

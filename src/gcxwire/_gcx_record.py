@@ -189,13 +189,16 @@ def _write_object(
                 raise _by_member(exc, fields, leaves) from None
             paths: list[Path | None] = [(k,) for k in fields]
             row, marks = _cell_styles(row, False, [record], fields, paths)  # json=raw, crlf=
-            # Long texts in lines sections of their own.
-            row = lines.record_lines(
-                row, tool_text, whole, record, fields, leaves, bool(templates), style[0], False
-            )
+            # Long texts in lines sections of their own: only a row with a `\n` has
+            # one, and a memchr for the backslash rules most out (a JSON cell of a
+            # big object is long).
+            if "\\" in row:
+                row = lines.record_lines(
+                    row, tool_text, whole, record, fields, leaves, bool(templates), style[0], False
+                )
             pairs = [*_style_pairs(fields, *style), *spread_pair, *derived, *marks, (_IS, "object")]
             out.append(_header_line(tool_text, fields, pairs, listed, names))
-            out.append(row + "\n")
+            out.extend((row, "\n"))  # the payload's final LF drops without a copy
         else:
             _write_value(out, tool_text, obj)
         return
@@ -261,7 +264,7 @@ def _write_object(
         elif groups:
             pairs.append((_FLAT, _name_list(groups)))
         line, marks = _record_styles(line, record, keys)
-        if "\\n" in line:  # long texts in lines sections; the row keeps a cell
+        if "\\" in line and "\\n" in line:  # long texts in lines sections; the row keeps a cell
             held = (whole, record, keys, seg_paths, bool(templates), style[0], True)
             line = lines.record_lines(line[:-1], tool_text, *held) + "\n"
         pairs = [*pairs, *derived, *marks, (_IS, "object")]

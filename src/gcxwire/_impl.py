@@ -63,6 +63,7 @@ crlf_cells = _twin.crlf_cells
 drop_crlf = _twin.drop_crlf
 template_matches = _twin.template_matches
 unescape = _twin.unescape
+find_text = _twin.find_text
 
 
 @contextlib.contextmanager

@@ -131,6 +131,7 @@ __all__ = [
     "column_strings",
     "infix_runs",
     "template_probes",
+    "find_text",
 ]
 
 cdef object _ABSENT = ABSENT
@@ -191,3 +192,4 @@ include "_rows_decode.pxi"
 include "_dcp_rows.pxi"
 include "_plan_rows.pxi"
 include "_flat_search.pxi"
+include "_find.pxi"

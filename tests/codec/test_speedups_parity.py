@@ -129,6 +129,9 @@ BAD_CALLS = [
     ("dict_column", ([{"a": {}}], ["unhashable"])),
     ("constant_columns", ([{"a": 1}, {"a": 1}], [None])),
     ("constant_columns", ([{"a": {}}, {"a": {}}], [("a", ["x"])])),
+    ("find_text", (b'x""', '""', 0, 3)),
+    ("find_text", ("x", 1, 0, 1)),
+    ("find_text", ("x", "ab", "0", 1)),
 ]
 
 
