@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ._gcx_columns import Path, _at
-from ._gcx_header import _field_text, _listed, _name_text
+from ._gcx_header import _CACHE_SIZE, _field_text, _listed, _name_text
 from ._gcx_model import (
     _FLAT_DEPTH,
 )
@@ -51,29 +51,54 @@ def _group_list(
     pieces: list[tuple[tuple[str, ...], str]] = []  # (groups around the piece, its text)
     chain: tuple[str, ...] = ()
     for name, path in zip(fields, paths, strict=True):
-        text = constants.get(name, "")
-        if any("{" in k or "}" in k for k in path) or "{" in text or "}" in text:
+        text = constants.get(name, "") if constants else ""
+        if not _groupable(path) or "{" in text or "}" in text:
             return None
         if templates and name in templates:  # its braces are the template's own
             text = templates[name]
-        if len(path) > 1 and _reads_qualified(path):
-            return None
         keep = 0
-        while keep < len(chain) and keep < len(path) - 1 and chain[keep] == path[keep]:
+        inner = len(path) - 1
+        while keep < len(chain) and keep < inner and chain[keep] == path[keep]:
             keep += 1
         if pieces and keep < len(chain):
             outer, last = pieces[-1]
             pieces[-1] = (outer, last + "}" * (len(chain) - keep))
-        opens = "".join(_listed(k) + "{" for k in path[keep:-1])
         member = path[-1]
         written = name in constants or (templates is not None and name in templates)
         cell = escape(_name_text(member) + "=" + text) if written else _listed(member)
-        pieces.append((path[:keep], opens + cell))
+        if keep < inner:  # the groups this piece opens
+            cell = "".join([*(_listed(k) + "{" for k in path[keep:-1]), cell])
+        pieces.append((path[:keep], cell))
         chain = path[:-1]
     if pieces:
         outer, last = pieces[-1]
         pieces[-1] = (outer, last + "}" * len(chain))
     return _unrepeated(pieces)
+
+
+# Whether a path can stand in a group list, by path: a spread plan asks again
+# for each object it tries to open (a bounded cache, like the header's names).
+_GROUPABLE: dict[Path, bool] = {}
+
+
+def _groupable(path: Path) -> bool:
+    # No brace in a key, and no name inside groups that would read qualified.
+    try:
+        found = _GROUPABLE.get(path)
+    except TypeError:  # an unhashable step: asked each time
+        return _groupable_path(path)
+    if found is None:
+        found = _groupable_path(path)
+        if len(_GROUPABLE) >= _CACHE_SIZE:
+            _GROUPABLE.clear()
+        _GROUPABLE[path] = found
+    return found
+
+
+def _groupable_path(path: Path) -> bool:
+    return not any("{" in k or "}" in k for k in path) and not (
+        len(path) > 1 and _reads_qualified(path)
+    )
 
 
 def _reads_qualified(path: Path) -> bool:
