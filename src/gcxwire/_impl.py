@@ -64,6 +64,7 @@ drop_crlf = _twin.drop_crlf
 template_matches = _twin.template_matches
 unescape = _twin.unescape
 find_text = _twin.find_text
+break_cells = _twin.break_cells
 
 
 @contextlib.contextmanager

@@ -132,6 +132,7 @@ __all__ = [
     "infix_runs",
     "template_probes",
     "find_text",
+    "break_cells",
 ]
 
 cdef object _ABSENT = ABSENT
@@ -191,5 +192,6 @@ include "_table_encode.pxi"
 include "_rows_decode.pxi"
 include "_dcp_rows.pxi"
 include "_plan_rows.pxi"
+include "_break_cells.pxi"
 include "_flat_search.pxi"
 include "_find.pxi"

@@ -60,6 +60,7 @@ __all__ = [
     "infix_runs",
     "template_probes",
     "find_text",
+    "break_cells",
 ]
 
 _UNESCAPED = {"t": "\t", "n": "\n"}
@@ -1365,3 +1366,40 @@ def find_text(text: str, needle: str, start: int, end: int, /) -> int:
     if not isinstance(text, str):
         raise TypeError(_NOT_TEXT.format(type(text).__name__))
     return str.find(text, needle, start, end)
+
+
+# ------------------------------------------ issues-enc: form=lines search, the cells that may move
+
+
+def break_cells(text: str, header: bool, floor: int, /) -> list[tuple[int, int, int, int, int]]:
+    """The row cells with ``floor`` (at least 1) or more ``\\n`` that follow no letter or digit.
+
+    One pass over the written rows (after the header line with ``header``):
+    ``[(row, index, start, end, count)]`` in text order, ``text[start:end]``
+    the cell. An escape counts when the text before it in the cell, since the
+    last escape, is not empty and does not end in a letter or digit, or ends
+    in a ``\\t`` escape: at least as many as the line breaks a lines section
+    of the cell's text saves (_gcx_lines._saved).
+    """
+    if floor < 1:
+        raise ValueError("floor must be at least 1")
+    out: list[tuple[int, int, int, int, int]] = []
+    lines = text.split("\n")
+    at = 0
+    if header:
+        at = len(lines[0]) + 1
+        lines = lines[1:]
+    for row, line in enumerate(lines):
+        if line.count("\\n") >= floor:  # a cell holds no more than its line
+            start = at
+            for k, cell in enumerate(line.split("\t")):
+                if cell.count("\\n") >= floor:
+                    pieces = cell.split("\\n")[:-1]
+                    count = sum(
+                        1 for p in pieces if p and (not p[-1].isalnum() or p.endswith("\\t"))
+                    )
+                    if count >= floor:
+                        out.append((row, k, start, start + len(cell), count))
+                start += len(cell) + 1
+        at += len(line) + 1
+    return out
