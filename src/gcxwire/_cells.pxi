@@ -25,29 +25,9 @@ cdef str _format_str(str s):
 
 
 cdef bint _plain_json(object v, int depth):
-    # True when orjson writes v exactly as dumps_cell would (exact JSON types, 64-bit ints).
-    cdef int overflow = 0
-    t = type(v)
-    if t is str or v is None or t is bool:
-        return True
-    if t is int:
-        PyLong_AsLongLongAndOverflow(v, &overflow)
-        return overflow == 0
-    if t is float:
-        return isfinite(<double>v)
-    if depth >= _ORJSON_DEPTH:
-        return False
-    if t is dict:
-        for key, item in (<dict>v).items():
-            if type(key) is not str or not _plain_json(item, depth + 1):
-                return False
-        return True
-    if t is list:
-        for item in <list>v:
-            if not _plain_json(item, depth + 1):
-                return False
-        return True
-    return False
+    # True when orjson writes v exactly as dumps_cell would (exact JSON types, 64-bit
+    # ints); walked over borrowed pointers (_plain_tree.pxi).
+    return _plain_tree(<PyObject *>v, depth)
 
 
 def plain_json(object value, /):
