@@ -187,3 +187,109 @@ def template_probes(rows, path, source, before, after, probes, /):
         if misses > n // 2:
             return False
     return True
+
+
+cdef inline int _prefix_take(
+    PyObject *v, Py_ssize_t c, list first, list low, Py_ssize_t *n, Py_ssize_t *count,
+    char *dead, Py_ssize_t floor
+) except -1:
+    # column_prefixes's step for one value (borrowed: nothing here runs Python code);
+    # 1 when the column dies.
+    cdef Py_ssize_t m
+    if _type_of(v) == &_STR:
+        m = _ulen(v) - 1 if _ulen(v) else 0  # "" keeps none
+        if first[c] is None:
+            first[c] = low[c] = <object>v
+            n[c] = m
+        else:
+            if m > n[c]:
+                m = n[c]
+            n[c] = _common_length(<PyObject *>first[c], v, m)
+            if <str>v < <str>low[c]:
+                low[c] = <object>v
+        count[c] += 1
+        if n[c] < floor:
+            dead[c] = 1
+            return 1
+    elif _is_dict(v) or _is_list(v) or _is_tuple(v) or _is_str(v):
+        dead[c] = 1
+        return 1
+    return 0
+
+
+def flat_prefixes(rows, keys, least, /):
+    """``column_prefixes`` of top-level members: ``keys[c]`` is column c's key (None: not read).
+
+    While more than a third of the columns are open, a row whose keys are
+    the columns' own key objects in column order (rows built alike) is read
+    by one walk over its items that looks only at the open columns' values;
+    other rows, and the open columns of the rest, are looked up.
+    """
+    cdef list ks = list(keys), table = list(rows)
+    cdef Py_ssize_t nc = len(ks), floor = least, c, j, pos, alive = 0, i = 0, wanted
+    cdef list first = [None] * nc, low = [None] * nc
+    cdef Py_ssize_t *n = <Py_ssize_t *>PyMem_Malloc((3 * nc + 1) * sizeof(Py_ssize_t))
+    cdef Py_ssize_t *count = n + nc
+    cdef Py_ssize_t *seen = n + 2 * nc  # per column: the last row (+1) that gave it its value
+    cdef char *dead = <char *>PyMem_Malloc(nc + 1)
+    cdef PyObject **kp = <PyObject **>PyMem_Malloc((nc + 1) * sizeof(PyObject *))
+    cdef PyObject *d
+    cdef PyObject *k
+    cdef PyObject *v
+    cdef bint walked, by_walk
+    try:
+        if n == NULL or dead == NULL or kp == NULL:
+            raise MemoryError()
+        for c in range(nc):
+            n[c] = count[c] = seen[c] = 0
+            key = ks[c]
+            dead[c] = key is None
+            kp[c] = <PyObject *>key
+            if key is not None:
+                hash(key)  # an unhashable key fails here, before any row is read
+                alive += 1
+        # Two columns of one key: each row's member is found by its lookups.
+        wanted = alive
+        by_walk = len({key for key in ks if key is not None}) == alive
+        for row in table:
+            if alive == 0:
+                break
+            i += 1
+            if type(row) is not dict:
+                continue  # read through exact dicts only: no member here
+            d = <PyObject *>row
+            pos = 0
+            j = 0
+            # Walking costs a look at every member; a few open columns are looked up.
+            walked = by_walk and 3 * alive > wanted
+            while walked and _dict_next(d, &pos, &k, &v):
+                while j < nc and kp[j] != k:
+                    j += 1
+                if j == nc:
+                    walked = False
+                    break
+                seen[j] = i
+                if not dead[j]:
+                    alive -= _prefix_take(v, j, first, low, n, count, dead, floor)
+                j += 1
+            if walked:
+                continue
+            for c in range(nc):  # a row of other keys or order: the others looked up
+                if dead[c] or seen[c] == i:
+                    continue
+                v = _dict_get(d, kp[c])
+                if v == NULL:
+                    _raise_if_set()
+                    continue
+                _incref(v)
+                try:
+                    alive -= _prefix_take(v, c, first, low, n, count, dead, floor)
+                finally:
+                    _xdecref(v)
+        return [
+            None if dead[c] or first[c] is None else (low[c], n[c], count[c]) for c in range(nc)
+        ]
+    finally:
+        PyMem_Free(n)
+        PyMem_Free(dead)
+        PyMem_Free(kp)

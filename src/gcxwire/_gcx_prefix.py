@@ -13,6 +13,7 @@ from ._gcx_model import (
 from ._impl import (
     column_prefixes,
     escape,
+    flat_prefixes,
 )
 from ._values import ABSENT
 
@@ -39,7 +40,11 @@ def _prefixes(
         return {}
     found: dict[int, str] = {}
     wanted = [None if name in constants else path for name, path in zip(fields, paths, strict=True)]
-    for k, shared in enumerate(column_prefixes(rows, wanted, _PREFIX_MIN)):  # one pass, a leaf
+    if all(len(path) == 1 for path in paths):  # top-level members: one walk over each row
+        shared_by = flat_prefixes(rows, [None if p is None else p[0] for p in wanted], _PREFIX_MIN)
+    else:
+        shared_by = column_prefixes(rows, wanted, _PREFIX_MIN)  # one pass, a leaf
+    for k, shared in enumerate(shared_by):
         if shared is not None and shared[2] >= _PREFIX_ROWS:
             text = _common_prefix(shared[0], shared[1])
             if text is not None:

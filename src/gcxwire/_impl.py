@@ -36,6 +36,7 @@ column_prefixes = _twin.column_prefixes
 column_strings = _twin.column_strings
 infix_runs = _twin.infix_runs
 template_probes = _twin.template_probes
+flat_prefixes = _twin.flat_prefixes
 constant_columns = _twin.constant_columns
 dcp_join = _twin.dcp_join
 dcp_records = _twin.dcp_records

@@ -133,6 +133,7 @@ __all__ = [
     "template_probes",
     "find_text",
     "break_cells",
+    "flat_prefixes",
 ]
 
 cdef object _ABSENT = ABSENT

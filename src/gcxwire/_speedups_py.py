@@ -61,6 +61,7 @@ __all__ = [
     "template_probes",
     "find_text",
     "break_cells",
+    "flat_prefixes",
 ]
 
 _UNESCAPED = {"t": "\t", "n": "\n"}
@@ -1356,6 +1357,19 @@ def template_probes(
             if misses > probes // 2:
                 return False
     return True
+
+
+def flat_prefixes(
+    rows: Iterable[Any], keys: Sequence[Any], least: int, /
+) -> list[tuple[str, int, int] | None]:
+    """``column_prefixes`` of top-level members: ``keys[c]`` is column c's key (None: not read).
+
+    While more than a third of the columns are open, a row whose keys are
+    the columns' own key objects in column order (rows built alike) is read
+    by one walk over its items that looks only at the open columns' values;
+    other rows, and the open columns of the rest, are looked up.
+    """
+    return column_prefixes(rows, [None if key is None else (key,) for key in keys], least)
 
 
 # --- nested records: substring search ---------------------------------------------------

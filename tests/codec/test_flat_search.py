@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gcxwire import _gcx_columns, _gcx_infix, _gcx_prefix
+from gcxwire import _gcx_columns, _gcx_infix, _gcx_prefix, _speedups_py
 from gcxwire._values import ABSENT, int_to_str
 
 from .gcx_checks import leaves
@@ -131,7 +131,7 @@ def test_column_strings_read_as_the_old_python(twin: str, rows: list[Any], cut: 
     assert got == want
 
 
-@settings(max_examples=40)
+@settings(max_examples=25)
 @given(st.lists(_URLISH.map(lambda s: "sig" + s + "tail"), max_size=7))
 def test_infix_runs_are_the_old_pythons_candidates(twin: str, strings: list[str]) -> None:
     got = leaves(twin).infix_runs(
@@ -216,3 +216,53 @@ def test_template_probes_hold_as_the_old_python(
 def test_template_probes_refuse_a_text_that_is_no_str(twin: str) -> None:
     with pytest.raises(TypeError, match="must be str"):
         leaves(twin).template_probes([{"u": "a"}], ("u",), ("n",), b"x", "", 1)
+
+
+_PREFIXED = st.sampled_from(
+    ["https://host.example/a/1", "https://host.example/a/2", "https://host.example/b", "x/y", ""]
+)
+_MEMBER = st.one_of(_PREFIXED, st.integers(0, 3), st.none(), _PREFIXED.map(_Text), st.just([1]))
+
+
+def _fresh(key: str) -> str:
+    # An equal key that is another object: the leaf must look it up, not skip it.
+    return "".join(list(key))
+
+
+@settings(max_examples=40)
+@given(
+    st.lists(
+        st.one_of(
+            st.dictionaries(
+                st.sampled_from(["a", "b", "c", "z"]).map(lambda k: k if k != "z" else _fresh("b")),
+                _MEMBER,
+                max_size=4,
+            ),
+            st.just(3),
+        ),
+        max_size=30,
+    ),
+    st.lists(st.one_of(st.sampled_from(["a", "b", "c"]), st.none()), max_size=4),
+    st.sampled_from([0, 3, 12]),
+)
+def test_flat_prefixes_are_column_prefixes_of_top_level_members(
+    twin: str, rows: list[Any], keys: list[str | None], least: int
+) -> None:
+    # Rows of other key orders, other key objects, a key twice and non-dict rows included.
+    got = leaves(twin).flat_prefixes(rows, keys, least)
+    paths = [None if key is None else (key,) for key in keys]
+    assert got == _speedups_py.column_prefixes(rows, paths, least)
+
+
+def test_flat_prefixes_read_many_rows_alike(twin: str) -> None:
+    # Rows built alike (one walk each) while most columns are open, then lookups.
+    rows = [
+        {"a": f"https://host.example/{i}", "b": i, "c": f"https://host.example/u/{i % 3}"}
+        for i in range(50)
+    ]
+    rows[40] = {"c": "https://host.example/u/9", "a": "https://host.example/x", "b": "late/one"}
+    keys = ["a", "b", "c", None]
+    paths = [None if key is None else (key,) for key in keys]
+    assert leaves(twin).flat_prefixes(rows, keys, 12) == _speedups_py.column_prefixes(
+        rows, paths, 12
+    )
