@@ -145,6 +145,15 @@ _SPREAD_BUDGET = 20_000
 
 
 def _spread_plan(record: dict[str, Any], paths: list[Path]) -> tuple[list[str], list[Path]] | None:
+    """A one-row record's columns (``paths`` into ``record``) with its member objects in groups,
+    or None: _spread_groups without the field list."""
+    found = _spread_groups(record, paths)
+    return None if found is None else (found[0], found[1])
+
+
+def _spread_groups(
+    record: dict[str, Any], paths: list[Path]
+) -> tuple[list[str], list[Path], str] | None:
     """A one-row record's columns (``paths`` into ``record``) with its member
     objects in groups, or None.
 
@@ -160,6 +169,7 @@ def _spread_plan(record: dict[str, Any], paths: list[Path]) -> tuple[list[str], 
     opened = any(len(p) > 1 for p in paths)  # the section has groups already
     budget = _SPREAD_BUDGET
     qualified = 0
+    names = ""  # the field list of the plan taken last: the search wrote it already
     i = 0
     while i < len(paths) and budget > 0:
         path = paths[i]
@@ -169,12 +179,12 @@ def _spread_plan(record: dict[str, Any], paths: list[Path]) -> tuple[list[str], 
             budget -= len(trial)
             found = _group_list([".".join(p) for p in trial], trial, {})
             if found is not None and _qualifying_pays(found[1] - qualified, len(value)):
-                paths, qualified = trial, found[1]
+                paths, qualified, names = trial, found[1], found[0]
                 continue  # its first member is next: inner objects open in member order
         i += 1
     if len(paths) - size < (1 if opened else _SPREAD_MIN):  # `flat={}` must pay for itself
         return None
-    return [".".join(p) for p in paths], paths
+    return [".".join(p) for p in paths], paths, names
 
 
 def _qualifying_pays(added: int, members: int) -> bool:

@@ -9,7 +9,7 @@ from typing import Any
 from . import _gcx_lines as lines
 from ._gcx_cell_styles import _cell_styles
 from ._gcx_columns import Path, _at
-from ._gcx_groups import _grouped_names, _spread_plan
+from ._gcx_groups import _grouped_names, _spread_groups
 from ._gcx_header import _field_text, _header_line, _meta_pair, _name_list, _one_cell
 from ._gcx_model import (
     _FLAT,
@@ -172,11 +172,11 @@ def _write_object(
         if keys and all(_field_text(k) is not None for k in keys):
             record, fields, names, spread_pair = obj, keys, None, []
             leaves: list[Path] = [(k,) for k in keys]
-            spread = _spread_plan(obj, leaves) if dict in map(type, obj.values()) else None
-            # Member objects in groups, one column per member path; a brace in any name
-            # keeps the plain list (_grouped_names says None).
-            if spread is not None and (names := _grouped_names(*spread, {})) is not None:
-                fields, leaves = spread
+            spread = _spread_groups(obj, leaves) if dict in map(type, obj.values()) else None
+            # Member objects in groups, one column per member path, in the field list
+            # the search wrote (a brace in any name keeps the plain list: no plan).
+            if spread is not None:
+                fields, leaves, names = spread
                 record = _by_path(obj, fields, leaves)
                 spread_pair = [(_FLAT, "{}")]
             whole = record
@@ -238,10 +238,10 @@ def _write_object(
             _write_value(out, tool_text, obj)
             return
         seg_paths = [p for p, _ in seg]
-        spread = _spread_plan(obj, seg_paths)
+        spread = _spread_groups(obj, seg_paths)
         names = None
-        if spread is not None and (names := _grouped_names(*spread, {})) is not None:
-            keys, seg_paths = spread  # member objects in groups
+        if spread is not None:
+            keys, seg_paths, names = spread  # member objects in groups
             record = _by_path(obj, keys, seg_paths)
         else:
             # The opened objects' members in groups too (`spec{template{spec{dnsPolicy,…}}}`)
