@@ -169,17 +169,7 @@ def encode_row(dict row, fields, bint empty_null, frozenset floats, /):
 
 cdef object _literal(str text, Py_ssize_t err_pos):
     # A JSON literal cell (already unescaped), as loads_cell reads it.
-    cdef int kind = PyUnicode_KIND(text)
-    cdef void *data = PyUnicode_DATA(text)
-    cdef Py_ssize_t i, run = 0, n = len(text)
-    for i in range(n):  # any run of 17+ digits may be a big int: loads_cell decides
-        if _digit(PyUnicode_READ(kind, data, i)):
-            run += 1
-            if run >= 17:
-                break
-        else:
-            run = 0
-    if run < 17:
+    if not _digit_run(text, 17):  # any run of 17+ digits may be a big int: loads_cell decides
         try:
             return _loads(text)
         except _JSONDecodeError:

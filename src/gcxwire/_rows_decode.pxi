@@ -143,8 +143,7 @@ def decode_rows(
                     if typed and stop - pos > max_depth:  # a shorter line cannot nest deeper
                         brackets = 0
                         if kind == PyUnicode_1BYTE_KIND:
-                            brackets = _count_byte(<Py_UCS1 *>data + pos, stop - pos, _LBRACKET)
-                            brackets += _count_byte(<Py_UCS1 *>data + pos, stop - pos, _LBRACE)
+                            brackets = _count_brackets(<Py_UCS1 *>data + pos, stop - pos)
                         else:
                             for i in range(pos, stop):
                                 c = PyUnicode_READ(kind, data, i)

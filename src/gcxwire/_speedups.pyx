@@ -185,6 +185,7 @@ cdef enum:
 
 
 include "_escape.pxi"
+include "_decode_scan.pxi"
 include "_cells.pxi"
 include "_buffer.pxi"
 include "_idmap.pxi"
