@@ -34,6 +34,7 @@ from ._gcx_prefix import _cut_prefixes, _prefix_text, _prefixes
 from ._gcx_template import _drop_derived, _templates, _written_templates
 from ._impl import (
     encode_table,
+    keys_differ,
 )
 from ._values import path_join
 from .errors import EncodeError
@@ -136,7 +137,7 @@ def _section(
         return None  # as the writer would, without the passes before it
     children = ""
     if below is not None and rows and nested.may_hold_lists(rows):
-        if keys is not None and any(type(r) is not dict or tuple(r) != keys for r in rows):
+        if keys is not None and keys_differ(rows, keys):
             return None
         found = _child_sections(rows, fields, below)
         if found is not None:
@@ -160,7 +161,7 @@ def _section(
             fields, paths = flat, flat_paths
             pairs.append((_FLAT, _name_list(groups)))
         if any(missing.values()):  # rows are written by path, and no path goes through null
-            if keys is not None and any(type(r) is not dict or tuple(r) != keys for r in rows):
+            if keys is not None and keys_differ(rows, keys):
                 return None
             rows, keys = _without_missing(rows, missing), None
     constants = _constants(rows, fields, paths)
@@ -175,7 +176,7 @@ def _section(
     cols = _Columns(rows)  # the templates' columns, read once for the search and the drop
     templates = _templates(rows, fields, paths, constants, prefixes, cols)
     if templates and keys is not None:  # the derived cells leave the rows: check keys first
-        if any(type(row) is not dict or tuple(row) != keys for row in rows):
+        if keys_differ(rows, keys):
             return None
         keys = None
     listed: dict[str, str] | None = None  # templates written in the field list
@@ -189,7 +190,7 @@ def _section(
     held = frozenset(k for k, f in enumerate(fields) if f in constants)
     infixes = _infixes(rows, fields, paths, held, prefixes)
     if infixes and keys is not None:  # the cells change in copies: check keys first
-        if any(type(row) is not dict or tuple(row) != keys for row in rows):
+        if keys_differ(rows, keys):
             return None
         keys = None
     if infixes:  # each string's shared middle written `…` (and its prefix cut), in copies
@@ -242,8 +243,7 @@ def _section(
 def _sample_keys_differ(rows: Sequence[Any], keys: tuple[str, ...]) -> bool:
     # Whether one of _PROBES spread rows is not a dict of exactly ``keys``, in order.
     size = len(rows)
-    probed = (rows[i * size // _PROBES] for i in range(min(size, _PROBES)))
-    return any(type(row) is not dict or tuple(row) != keys for row in probed)
+    return keys_differ([rows[i * size // _PROBES] for i in range(min(size, _PROBES))], keys)
 
 
 # Where a table stands, for the child sections below it: the tool text, the

@@ -66,6 +66,7 @@ template_matches = _twin.template_matches
 unescape = _twin.unescape
 find_text = _twin.find_text
 break_cells = _twin.break_cells
+keys_differ = _twin.keys_differ
 
 
 @contextlib.contextmanager

@@ -134,6 +134,7 @@ __all__ = [
     "find_text",
     "break_cells",
     "flat_prefixes",
+    "keys_differ",
 ]
 
 cdef object _ABSENT = ABSENT
@@ -195,6 +196,7 @@ include "_rows_decode.pxi"
 include "_dcp_rows.pxi"
 include "_plan_rows.pxi"
 include "_break_cells.pxi"
+include "_row_keys.pxi"
 include "_flat_search.pxi"
 include "_find.pxi"
 include "_plain_tree.pxi"

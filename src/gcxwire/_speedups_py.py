@@ -62,6 +62,7 @@ __all__ = [
     "find_text",
     "break_cells",
     "flat_prefixes",
+    "keys_differ",
 ]
 
 _UNESCAPED = {"t": "\t", "n": "\n"}
@@ -1417,3 +1418,16 @@ def break_cells(text: str, header: bool, floor: int, /) -> list[tuple[int, int, 
                 start += len(cell) + 1
         at += len(line) + 1
     return out
+
+
+def keys_differ(rows: Iterable[Any], keys: tuple[Any, ...], /) -> bool:
+    """Whether a row is not an exact dict holding exactly ``keys``, in this order.
+
+    ``any(type(r) is not dict or tuple(r) != keys for r in rows)`` without a
+    tuple per row: the writer asks it before each pass that changes the rows.
+    """
+    if not isinstance(keys, tuple):
+        raise TypeError(
+            f"Argument 'keys' has incorrect type (expected tuple, got {type(keys).__name__})"
+        )
+    return any(type(r) is not dict or tuple(r) != keys for r in rows)
