@@ -43,3 +43,10 @@ def test_an_unhashable_step_is_the_name_error_it_was() -> None:
     paths: list[tuple[Any, ...]] = [("a",), ("b", ["c"])]
     with pytest.raises((TypeError, AttributeError)):  # the twins' escape() of a list
         _group_list(["a", "b.c"], paths, {})
+
+
+def test_an_escaped_name_is_compared_as_it_reads() -> None:
+    # `x<TAB>y` is written escaped twice; the pieces are compared as read back
+    # (unescaped twice): u's `x<TAB>y}` is read first, so o's is qualified.
+    paths = [("x\ty",), ("u", "a"), ("u", "x\ty"), ("o", "b"), ("o", "x\ty")]
+    assert _group_list(_names(paths), paths, {}) == ("x\\\\ty,u{a,x\\\\ty},o{b,o.x\\\\ty}", 1)
