@@ -51,14 +51,14 @@ def list_paths(rows: Sequence[Any]) -> list[Path]:
 
     def walk(obj: dict[str, Any], path: Path) -> None:
         for key, value in obj.items():
-            if not _plain(key):
-                continue
-            here = (*path, key)
-            if type(value) is list:
-                if value and type(value[0]) is dict and here not in found:
-                    found.append(here)
-            elif type(value) is dict and len(here) <= _FLAT_DEPTH:
-                walk(value, here)
+            kind = type(value)  # most members are scalars: no key check for them
+            if kind is list:
+                if value and type(value[0]) is dict and _plain(key):
+                    here = (*path, key)
+                    if here not in found:
+                        found.append(here)
+            elif kind is dict and len(path) < _FLAT_DEPTH and _plain(key):
+                walk(value, (*path, key))
 
     for row in sample(rows):  # a guess from some rows; split() checks every row
         if type(row) is dict:

@@ -241,3 +241,16 @@ def test_lists_that_only_later_rows_hold_move_too() -> None:
     ofs = [line.rsplit("of=", 1)[-1] for line in text.split("\n") if line.startswith("GCX1")]
     assert ofs == ["blocks", "blocks[].elements", "blocks[].elements[].options", "blocks[].fields"]
     reference_reads({"type": "home", "blocks": blocks})
+
+
+def test_list_paths_are_plain_keys_to_lists_of_objects_through_objects() -> None:
+    # Keys holding path characters, scalar lists and objects deeper than the
+    # spread depth give no path; the first rows' lists of objects do, once each.
+    from gcxwire._gcx_nested import list_paths
+
+    item = [{"n": 1}]
+    row = {
+        "a": item, "b.c": item, "s": [1], "e": [], "x": 3,
+        "o": {"p": item, "q{": item, "d": {"e": {"f": item, "h": {"i": item}}, "g": item}},
+    }  # fmt: skip
+    assert list_paths([row, row]) == [("a",), ("o", "p"), ("o", "d", "e", "f"), ("o", "d", "g")]
