@@ -40,7 +40,7 @@ from ..errors import GcxwireError
 from ..mcp import MARKERS, hint_markers, reading_hint
 from . import codecs
 from .codecs import DcpCodec, Format
-from .jsonrpc import JsonObject, PendingRequest, numbers_survive
+from .jsonrpc import JsonObject, PendingRequest, line_numbers, numbers_survive
 from .lifecycle import SchemaLifecycle, SchemaVersion
 from .presets import FieldFilter
 from .slim import slim_tools_list
@@ -347,7 +347,7 @@ class ResponseInterceptor:
             self._passed(tool, size, tokens, tokens)
             return None
         # The proxy's parser keeps long ints exactly; any other literal must read back as written.
-        if not all(numbers_survive(text.encode(), long_ints=True) for text in texts):
+        if not _texts_numbers_survive(texts):
             log.debug("%s: a number literal would not read back as written; passing", tool)
             before = sum(_baseline(text, False)[0] for text in texts)
             self._passed(tool, size, before, _baseline(_compact_baseline(texts, value), False)[0])
@@ -655,6 +655,16 @@ def _one_row(value: Any) -> bool:
         return True
     rows = table.rows
     return rows is not None and len(rows) <= 1
+
+
+def _texts_numbers_survive(texts: list[str]) -> bool:
+    """Whether every number literal of the texts reads back as written (long
+    ints too: the proxy's parser keeps them). A plain answer line says so for
+    all of them at once: no scan per text (4 ms for 5,000 rows)."""
+    numbers = line_numbers()
+    if numbers is not None and numbers.plain():
+        return True
+    return all(numbers_survive(text.encode(), long_ints=True) for text in texts)
 
 
 def _compact_baseline(texts: list[str], value: Any) -> str:

@@ -26,7 +26,7 @@ from .jsonrpc import (
     PendingRequest,
     PendingTable,
     error_response,
-    numbers_survive,
+    numbers_of,
     parse_lenient,
     parse_line,
     response_id,
@@ -313,10 +313,11 @@ class UpstreamLink:
 
     def _rewrite(self, line: bytes, request: PendingRequest, message: JsonObject) -> bytes:
         try:
-            rewritten = self.rewriter.rewrite(request, message)
+            with numbers_of(line) as numbers:
+                rewritten = self.rewriter.rewrite(request, message)
             if rewritten is None:
                 return line
-            if not numbers_survive(line):  # a re-write would change a number's text
+            if not numbers.survive():  # a re-write would change a number's text
                 log.debug("%s: an answer keeps its numbers only as it is", self.name)
                 return line
             return orjson.dumps(rewritten)
