@@ -19,7 +19,7 @@ from . import _gcx_nested as nested
 from ._gcx_columns import _at
 from ._gcx_header import _listed, _name_list
 from ._gcx_model import _CRLF, _FORM, _OF, Header
-from ._impl import break_cells, escape
+from ._impl import break_cells, break_lines, escape
 from .errors import DecodeError
 
 # The `form=` value of a lines section.
@@ -206,7 +206,10 @@ def move_texts(
     (a record beside tables: its members' place among the object's is read from
     the members it still holds). None when no text moves.
     """
-    if "\\n" not in text:
+    start = 1 if header else 0
+    # One C look at the text (a memchr per line and per backslash) first: most tables
+    # have no row line with that many breaks, and a Python `\\n` search is slow.
+    if not break_lines(text, start, _MIN_BREAKS):
         return None
     tool_text, of = place
     # A text saves a token a break at most: fewer breaks than the cheapest header costs stay.
@@ -219,7 +222,6 @@ def move_texts(
     if not candidates:
         return None
     lines = text.split("\n")
-    start = 1 if header else 0
     blank = "\\" if empty_null else ""
     found: list[str] = []
     for r, line_cells in candidates.items():

@@ -135,6 +135,7 @@ __all__ = [
     "break_cells",
     "flat_prefixes",
     "keys_differ",
+    "break_lines",
 ]
 
 cdef object _ABSENT = ABSENT
@@ -200,3 +201,4 @@ include "_row_keys.pxi"
 include "_flat_search.pxi"
 include "_find.pxi"
 include "_plain_tree.pxi"
+include "_lines_scan.pxi"
