@@ -221,6 +221,7 @@ def _section(
     if written is None:
         return None
     text, empty_null, floats = written
+    del written  # text's one reference: `text += children` then grows it in place, no copy
     text, marks_after = _cell_styles(text, head is not None, rows, cells, cell_paths)
     if marks_after:
         if head is None:
