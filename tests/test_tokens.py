@@ -186,6 +186,42 @@ def test_estimate_is_exact_for_short_text_and_close_for_long() -> None:
     assert abs(guess - exact) <= 4 * error
 
 
+@settings(max_examples=40, deadline=None)
+@given(
+    st.lists(_TEXT, min_size=1, max_size=40),
+    st.sampled_from(tokens.ENCODINGS),
+    st.integers(8, 200),
+    st.integers(2, 16),
+)
+def test_count_around_windows_is_the_count(
+    parts: list[str], name: str, sample: int, windows: int
+) -> None:
+    """Counting the text between an estimate's windows, plus the windows' own
+    counts, is the whole count: auto counts a close race's texts that way."""
+    text = "\n".join(parts) * 3
+    _, spread, found = tokens.estimate_windows(text, name, sample=sample, windows=windows)
+    assert spread == 0 or found  # an estimate that is not exact counted its windows
+    assert tokens.count_around(text, found, name) == tokens.count(text, name)
+
+
+def test_count_around_counts_only_between_windows(monkeypatch: pytest.MonkeyPatch) -> None:
+    rows = [f"src/pkg{i % 7}/file{i}.go::Walk{i}\tfunction\t{i * 37 % 2000}\n" for i in range(400)]
+    text = "GCX1 tool=t fields=id,kind,line\n" + "".join(rows)
+    _, _, found = tokens.estimate_windows(text)
+    assert len(found) >= 2
+    counted: list[str] = []
+    real = tokens.count
+
+    def spy(piece: str, name: str = "cl100k_base") -> int:
+        counted.append(piece)
+        return real(piece, name)
+
+    monkeypatch.setattr(tokens, "count", spy)
+    total = tokens.count_around(text, found)
+    assert total == real(text)
+    assert sum(map(len, counted)) == len(text) - sum(end - start for start, end, _ in found)
+
+
 # --- counting only where two texts differ -----------------------------------------------------
 
 _WORDS = st.lists(st.sampled_from(_FRAGMENTS + ["word", "Walk", " ", "x.y", "42"]), max_size=120)

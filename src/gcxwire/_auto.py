@@ -143,6 +143,7 @@ class _Auto:
         self.texts: dict[str, str | None] = {"json": json_text}
         self.estimates: dict[str, Count] = {}
         self.exact: dict[str, int] = {}
+        self.windows: dict[str, list[tokens.Window]] = {}  # counted by a window estimate
         self.differences: dict[tuple[str, str], int] = {}  # (a, b) -> count(a) - count(b)
         # name -> its units of the sampled rows: the same rows in every format
         self.sampled: dict[str, RowSample] = {}
@@ -180,7 +181,10 @@ class _Auto:
         if name not in self.exact:
             text = self.text(name)
             assert text is not None
-            self.exact[name] = tokens.count(text)
+            if name in self.windows:  # only the text between the counted windows
+                self.exact[name] = tokens.count_around(text, self.windows[name])
+            else:
+                self.exact[name] = tokens.count(text)
         return self.exact[name]
 
     def sample(self, name: str, picked: list[int]) -> RowSample | None:
@@ -233,8 +237,9 @@ class _Auto:
                 continue
             text = self.texts["json"] if name == "json" else self.text(name)
             if text is not None:
-                self.estimates[name] = tokens.estimate(text)
-                if not self.estimates[name][1]:
+                guess, spread, self.windows[name] = tokens.estimate_windows(text)
+                self.estimates[name] = (guess, spread)
+                if not spread:
                     self.exact[name] = int(self.estimates[name][0])
         return not refused
 

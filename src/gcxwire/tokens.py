@@ -265,6 +265,9 @@ _SAMPLE_MIN = 1024
 _WINDOWS = 16
 
 
+Window = tuple[int, int, int]  # (start, end, tokens) of a counted window
+
+
 def estimate(
     text: str,
     /,
@@ -282,30 +285,68 @@ def estimate(
     only error is the scaling of their tokens per character to the whole text;
     the error given is that ratio estimate's. Costs about 1 % of ``count``.
     """
+    found, spread, _ = estimate_windows(text, encoding, sample=sample, windows=windows)
+    return found, spread
+
+
+def estimate_windows(
+    text: str,
+    /,
+    encoding: str = "cl100k_base",
+    *,
+    sample: int = _SAMPLE_MIN,
+    windows: int = _WINDOWS,
+) -> tuple[float, float, list[Window]]:
+    """``estimate``, and the windows it counted (none when the count is exact):
+    ``count_around`` counts the text whole from them without counting them again."""
     size = len(text)
     budget = max(sample, int(size * _SAMPLE_SHARE))
     if 2 * budget >= size:
-        return count(text, encoding), 0.0
-    width = budget // windows
-    found: list[tuple[int, int]] = []  # (tokens, characters)
+        return count(text, encoding), 0.0, []
+    spans = _windows(text, budget // windows, windows)
+    if spans is None:  # few places to cut: the windows would hold half the text or more
+        return count(text, encoding), 0.0, []
+    counted = [(start, end, count(text[start:end], encoding)) for start, end in spans]
+    found = [(tokens, end - start) for start, end, tokens in counted]
+    chars = sum(width for _, width in found)
+    rate = sum(tokens for tokens, _ in found) / chars
+    mean_chars = chars / len(found)
+    residuals = sum((tokens - rate * width) ** 2 for tokens, width in found)
+    spread = (residuals / (len(found) * (len(found) - 1))) ** 0.5 / mean_chars
+    return rate * size, spread * size, counted
+
+
+def count_around(text: str, windows: list[Window], /, encoding: str = "cl100k_base") -> int:
+    """``count(text)``, given the counts of ``windows`` of it that start and end
+    where counts add up (``next_cut``): only the text between them is counted."""
+    total = at = 0
+    for start, end, tokens in windows:
+        if start > at:
+            total += count(text[at:start], encoding)
+        total += tokens
+        at = end
+    return total + (count(text[at:], encoding) if at < len(text) else 0)
+
+
+def _windows(text: str, width: int, windows: int) -> list[tuple[int, int]] | None:
+    """Where ``estimate``'s windows start and end; None when they would hold half
+    of ``text`` or more, or fewer than two of them are found (one has no spread).
+    Found before any is counted: a text that gets counted whole anyway (the
+    windows of a 7 kB text with few cut points) is not counted twice."""
+    size = len(text)
+    spans: list[tuple[int, int]] = []
     start = chars = 0
     for window in range(windows):
         if window:
             start = max(start, next_cut(text, window * size // windows))
         end = next_cut(text, start + width)
         if end > start:
-            found.append((count(text[start:end], encoding), end - start))
+            spans.append((start, end))
             chars += end - start
         start = end
-        if 2 * chars >= size:  # few places to cut: the sample grew to half the text
-            return count(text, encoding), 0.0
-    if len(found) < 2:  # cut points only near the start: one window has no spread
-        return count(text, encoding), 0.0
-    rate = sum(tokens for tokens, _ in found) / chars
-    mean_chars = chars / len(found)
-    residuals = sum((tokens - rate * width) ** 2 for tokens, width in found)
-    spread = (residuals / (len(found) * (len(found) - 1))) ** 0.5 / mean_chars
-    return rate * size, spread * size
+        if 2 * chars >= size:
+            return None
+    return spans if len(spans) >= 2 else None
 
 
 _encoding = encoding  # ``count``'s parameter shadows the function's name
