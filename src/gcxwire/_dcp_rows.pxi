@@ -203,8 +203,9 @@ cdef inline bint _ascii8(const unsigned char *s, Py_ssize_t i, Py_ssize_t n):
 
 
 # One loop per width, so each writes its unit type without a switch per character;
-# runs of ASCII are widened 8 bytes at a time.
-cdef bint _decode_ucs4(Py_UCS4 *out, const unsigned char *s, Py_ssize_t n):
+# runs of ASCII are widened 8 bytes at a time. Each returns where its output ends
+# (NULL when the bytes are not strict UTF-8 or do not fit the width).
+cdef Py_UCS4 *_decode_ucs4(Py_UCS4 *out, const unsigned char *s, Py_ssize_t n):
     cdef Py_ssize_t i = 0, k
     cdef Py_UCS4 c
     while i < n:
@@ -216,13 +217,13 @@ cdef bint _decode_ucs4(Py_UCS4 *out, const unsigned char *s, Py_ssize_t n):
             continue
         i = _next_char(s, i, n, &c)
         if i < 0:
-            return False
+            return NULL
         out[0] = c
         out += 1
-    return True
+    return out
 
 
-cdef bint _decode_ucs2(Py_UCS2 *out, const unsigned char *s, Py_ssize_t n):
+cdef Py_UCS2 *_decode_ucs2(Py_UCS2 *out, const unsigned char *s, Py_ssize_t n):
     cdef Py_ssize_t i = 0, k
     cdef Py_UCS4 c
     while i < n:
@@ -234,32 +235,45 @@ cdef bint _decode_ucs2(Py_UCS2 *out, const unsigned char *s, Py_ssize_t n):
             continue
         i = _next_char(s, i, n, &c)
         if i < 0 or c > 0xFFFF:
-            return False
+            return NULL
         out[0] = <Py_UCS2>c
         out += 1
-    return True
+    return out
 
 
-cdef bint _decode_ucs1(Py_UCS1 *out, const unsigned char *s, Py_ssize_t n):
+cdef Py_UCS1 *_decode_ucs1(Py_UCS1 *out, const unsigned char *s, Py_ssize_t n):
     cdef Py_ssize_t i = 0
     cdef Py_UCS4 c
     while i < n:
         i = _next_char(s, i, n, &c)
         if i < 0 or c > 0xFF:
-            return False
+            return NULL
         out[0] = <Py_UCS1>c
         out += 1
+    return out
+
+
+cdef bint _decode_rows(int kind, void *data, const unsigned char *s, Py_ssize_t n,
+                       const Py_ssize_t *seps, Py_ssize_t found):
+    # UTF-8 ``s`` into ``data`` a row at a time, a line feed for each row-ending comma
+    # at ``seps``: the output position gives each line feed's place, so no second walk
+    # turns byte offsets into character offsets.
+    cdef Py_ssize_t k, start = 0, stop
+    for k in range(found + 1):
+        stop = seps[k] if k < found else n
+        if kind == PyUnicode_4BYTE_KIND:
+            data = _decode_ucs4(<Py_UCS4 *>data, s + start, stop - start)
+        elif kind == PyUnicode_2BYTE_KIND:
+            data = _decode_ucs2(<Py_UCS2 *>data, s + start, stop - start)
+        else:
+            data = _decode_ucs1(<Py_UCS1 *>data, s + start, stop - start)
+        if data == NULL:
+            return False
+        if k < found:
+            PyUnicode_WRITE(kind, data, 0, _LF)
+            data = <char *>data + kind
+        start = stop + 1
     return True
-
-
-cdef void _char_offsets(const unsigned char *s, Py_ssize_t *offsets, Py_ssize_t count):
-    # Rising byte offsets into UTF-8 ``s`` made character offsets, in place.
-    cdef Py_ssize_t k, i, at = 0, chars = 0
-    for k in range(count):
-        for i in range(at, offsets[k]):
-            chars += (s[i] & 0xC0) != 0x80
-        at = offsets[k]
-        offsets[k] = chars
 
 
 def dcp_lines(bytes text, Py_ssize_t rows, str head, /):
@@ -271,7 +285,6 @@ def dcp_lines(bytes text, Py_ssize_t rows, str head, /):
     cdef unsigned char b, top = 0
     cdef Py_UCS4 widest = PyUnicode_MAX_CHAR_VALUE(head)
     cdef Py_ssize_t *seps
-    cdef bint ok
     cdef int kind
     cdef void *data
     cdef const char *at
@@ -318,21 +331,13 @@ def dcp_lines(bytes text, Py_ssize_t rows, str head, /):
         data = PyUnicode_DATA(out)
         _copy_chars(out, 0, head, 0, h)
         PyUnicode_WRITE(kind, data, h, _LF)
-        if top < 0x80 and kind == PyUnicode_1BYTE_KIND:
+        if top < 0x80 and kind == PyUnicode_1BYTE_KIND:  # a character a byte
             memcpy(<char *>data + h + 1, s, n)
-            ok = True
-        elif kind == PyUnicode_4BYTE_KIND:
-            ok = _decode_ucs4(<Py_UCS4 *>data + h + 1, s, n)
-        elif kind == PyUnicode_2BYTE_KIND:
-            ok = _decode_ucs2(<Py_UCS2 *>data + h + 1, s, n)
-        else:
-            ok = _decode_ucs1(<Py_UCS1 *>data + h + 1, s, n)
-        if not ok:  # not UTF-8: Python's decoder says where
+            for i in range(found):
+                PyUnicode_WRITE(kind, data, h + 1 + seps[i], _LF)
+        elif not _decode_rows(kind, <char *>data + (h + 1) * kind, s, n, seps, found):
+            # not UTF-8: Python's decoder says where
             return head + u"\n" + text[1:-1].replace(b"],[", b"]\n[").decode("utf-8")
-        if top >= 0x80:  # the commas' byte offsets as character offsets
-            _char_offsets(s, seps, found)
-        for i in range(found):
-            PyUnicode_WRITE(kind, data, h + 1 + seps[i], _LF)
         return out
     finally:
         PyMem_Free(seps)

@@ -874,6 +874,35 @@ def test_dcp_lines_agrees_on_any_bytes(body: bytes, head: str) -> None:
     )
 
 
+# UTF-8 of a 1-, 2-, 3- and 4-byte character and pieces of them, so rows cut a
+# character in two at a "],[" or hold one of each width.
+_UTF8_PIECES = st.sampled_from(
+    [
+        b"a",
+        b"\xc3\xa9",
+        b"\xe4\xb8\x80",
+        b"\xf0\x9f\x98\x80",
+        b"\xc3",
+        b"\xe4\xb8",
+        b"\x9f\x98\x80",
+        b"\x80",
+        b"\xff",
+    ]
+)
+
+
+@need_ext
+@settings(max_examples=60)
+@given(st.lists(st.lists(_UTF8_PIECES, max_size=12).map(b"".join), min_size=2, max_size=4))
+def test_dcp_lines_agrees_on_rows_of_any_utf8_pieces(rows: list[bytes]) -> None:
+    # the leaf decodes a row at a time: a character split by a row's end must be refused
+    text = b"[[" + b"],[".join(rows) + b"]]"
+    for head in ("H", "\u4e00"):
+        assert outcome(_speedups.dcp_lines, text, len(rows), head) == outcome(
+            _speedups_py.dcp_lines, text, len(rows), head
+        )
+
+
 _JOIN_LINES = st.lists(st.text(alphabet='[]{}",\\01a\n\r', max_size=8), min_size=1, max_size=4)
 
 
