@@ -12,13 +12,11 @@ def break_lines(text, start, least, /):
         raise TypeError("text must be str")
     cdef Py_ssize_t first = start, need = least
     cdef list out = []
-    cdef Py_ssize_t n = _ulen(<PyObject *>text), i = 0, line = 0, count = 0
+    cdef Py_ssize_t n = _ulen(<PyObject *>text), line = 0, count = 0
     cdef int kind = _ukind(<PyObject *>text)
     cdef const Py_UCS1 *b
     cdef const Py_UCS1 *p
     cdef const Py_UCS1 *q
-    cdef Py_UCS4 c
-    cdef bint slash = False
     if need <= 0:  # every line holds that many
         return list(range(max(first, 0), text.count("\n") + 1))
     if kind == PyUnicode_1BYTE_KIND:
@@ -43,21 +41,29 @@ def break_lines(text, start, least, /):
                 return out
             p = q + 1
             line += 1
-    # Wider texts (rare in rows worth a look): one character at a time.
-    while i < n:
-        c = PyUnicode_READ(kind, _udata(<PyObject *>text), i)
-        if c == _LF:
-            if line >= first and count >= need:
-                out.append(line)
-            line += 1
+    return _break_lines_wide(kind, _udata(<PyObject *>text), n, first, need)
+
+
+cdef list _break_lines_wide(
+    int kind, const void *data, Py_ssize_t n, Py_ssize_t first, Py_ssize_t need
+):
+    # break_lines for 2- and 4-byte text: the 1-byte loop, with _find_wide for memchr.
+    cdef list out = []
+    cdef Py_ssize_t at = 0, end, j, line = 0, count
+    while True:
+        end = _find_wide(kind, data, _LF, at, n)
+        if end < 0:
+            end = n
+        if line >= first:
             count = 0
-            slash = False
-        elif slash and c == _LOWER_N:
-            count += 1
-            slash = False
-        else:
-            slash = c == _BACKSLASH
-        i += 1
-    if line >= first and count >= need:
-        out.append(line)
-    return out
+            j = _find_wide(kind, data, _BACKSLASH, at, end)
+            while j >= 0:
+                if j + 1 < end and PyUnicode_READ(kind, data, j + 1) == _LOWER_N:
+                    count += 1
+                j = _find_wide(kind, data, _BACKSLASH, j + 1, end)
+            if count >= need:
+                out.append(line)
+        if end == n:
+            return out
+        at = end + 1
+        line += 1

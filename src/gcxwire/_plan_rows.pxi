@@ -90,6 +90,8 @@ cdef Py_ssize_t _find(int kind, const void *data, Py_UCS4 c, Py_ssize_t a, Py_ss
     if kind == PyUnicode_1BYTE_KIND:
         hit = <const Py_UCS1 *>memchr(<const Py_UCS1 *>data + a, c, b - a)
         return -1 if hit == NULL else hit - <const Py_UCS1 *>data
+    if 0 < c < 256:
+        return _find_wide(kind, data, c, a, b)
     while a < b:
         if PyUnicode_READ(kind, data, a) == c:
             return a

@@ -36,10 +36,12 @@ def _old_cells(text: str, header: bool, floor: int) -> list[tuple[int, int, int,
     return out
 
 
-# Written rows: escapes, marks, letters, digits, TABs, LFs, CRs, in each string width.
+# Written rows: escapes, marks, letters, digits, TABs, LFs, CRs, in each string width,
+# and wide characters holding a TAB, LF, backslash or `n` byte (the wide scan skips them).
 _ROWS = st.lists(
     st.sampled_from(["\\n", "\\t", "\\\\", "\\", "n", "t", ".", " ", "a", "7", "\t", "\n", "\r",
-                     "\xe9", "\u00bd", "\u0416", "\u4e2d", "\U0001f525", "\U0001d7d9"]),
+                     "\xe9", "\u00bd", "\u0416", "\u4e2d", "\U0001f525", "\U0001d7d9",
+                     "\u5c09", "\u0a5c", "\u6e0a", "\U0005c00a"]),
     max_size=40,
 ).map("".join)  # fmt: skip
 
@@ -68,3 +70,16 @@ def test_break_cells_counts_breaks_after_marks(twin: str) -> None:
 def test_break_cells_refuses_a_floor_below_one(twin: str) -> None:
     with pytest.raises(ValueError, match="floor must be at least 1"):
         leaves(twin).break_cells("a.\\n", False, 0)
+
+
+def test_break_cells_skips_wide_characters_sharing_a_mark_byte(twin: str) -> None:
+    # U+5C09 holds a TAB and a backslash byte, U+0A5C a LF and a backslash byte:
+    # neither ends a cell or a line, nor starts an escape. U+5C09 is a letter: the
+    # escape after it does not count.
+    text = "h\n\u5c09.\\n.\\n\u0a5c\t\u0a5c.\\n\u5c09\\n\n\U0005c00a\\n.\\n"
+    assert leaves(twin).break_cells(text, True, 1) == _old_cells(text, True, 1)
+    assert leaves(twin).break_cells(text, True, 1) == [
+        (0, 0, 2, 10, 2),
+        (0, 1, 11, 18, 1),
+        (1, 0, 19, 25, 2),
+    ]

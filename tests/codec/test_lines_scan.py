@@ -14,8 +14,11 @@ try:
 except ImportError:  # pragma: no cover - CI requires the extension
     _speedups = None  # type: ignore[assignment]
 
-# Row texts made of the characters that matter: escapes, LFs, wide characters.
-_PIECES = ["\\", "n", "\n", "\\n", "\\\\n", "a", "\t", "é", "😀"]
+# Row texts made of the characters that matter: escapes, LFs, 1-, 2- and 4-byte
+# characters, and wide ones that hold a LF, backslash or `n` byte (not the mark:
+# the wide scan's memchr finds them and must skip them).
+_PIECES = ["\\", "n", "\n", "\\n", "\\\\n", "a", "\t", "é", "😀",
+           "\u0416", "\u5c0a", "\u0a5c", "\u6e5c", "\U0005c00a"]  # fmt: skip
 _TEXT = st.lists(st.sampled_from(_PIECES), max_size=30).map("".join)
 
 
