@@ -204,6 +204,38 @@ def test_count_around_windows_is_the_count(
     assert tokens.count_around(text, found, name) == tokens.count(text, name)
 
 
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(_TEXT, min_size=1, max_size=30),
+    st.sampled_from(tokens.ENCODINGS),
+    st.lists(st.tuples(st.integers(0, 400), st.integers(0, 60)), max_size=8),
+    _TEXT,
+)
+def test_pieces_counted_elsewhere_count_around_to_the_count(
+    parts: list[str], name: str, spans: list[tuple[int, int]], stranger: str
+) -> None:
+    """Pieces counted apart (a sample's rows) are found in the text, any span of
+    it, cut or not, plus one it may not hold: windows_of keeps only those whose
+    ends are places where counts add up there, so counting around them is the
+    whole count."""
+    text = "\n".join(parts) * 2
+    pieces = sorted(
+        {(min(start, len(text)), min(start + width, len(text))) for start, width in spans}
+    )
+    counted = [(text[start:end], tokens.count(text[start:end], name)) for start, end in pieces]
+    counted.insert(len(counted) // 2, (stranger, tokens.count(stranger, name)))
+    found = tokens.windows_of(text, counted)
+    assert all(text[start:end] and start < end for start, end, _ in found)
+    assert tokens.count_around(text, found, name) == tokens.count(text, name)
+
+
+def test_windows_of_takes_only_pieces_cut_where_counts_add_up() -> None:
+    text = "alpha beta\ngamma,delta"
+    # "pha" starts inside a word (no cut before it); ",delta" follows a letter (a cut)
+    found = tokens.windows_of(text, [("pha", 1), (",delta", 2)])
+    assert found == [(text.index(","), len(text), 2)]
+
+
 def test_count_around_counts_only_between_windows(monkeypatch: pytest.MonkeyPatch) -> None:
     rows = [f"src/pkg{i % 7}/file{i}.go::Walk{i}\tfunction\t{i * 37 % 2000}\n" for i in range(400)]
     text = "GCX1 tool=t fields=id,kind,line\n" + "".join(rows)

@@ -183,6 +183,9 @@ class _Auto:
             assert text is not None
             if name in self.windows:  # only the text between the counted windows
                 self.exact[name] = tokens.count_around(text, self.windows[name])
+            elif name in self.sampled and self.sampled[name].pieces:  # or the sampled rows
+                found = tokens.windows_of(text, list(self.sampled[name].pieces))
+                self.exact[name] = tokens.count_around(text, found)
             else:
                 self.exact[name] = tokens.count(text)
         return self.exact[name]

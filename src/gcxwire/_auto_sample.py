@@ -76,6 +76,9 @@ class RowSample:
     units: Sequence[int]
     sizes: Sequence[int] | None = None
     total_size: int = 0
+    # The head and units as counted, in text order: a close race counted whole
+    # later counts only the text between them (tokens.windows_of).
+    pieces: Sequence[tuple[str, int]] = ()
 
     def rate(self) -> float | None:
         if self.sizes is None or not sum(self.sizes):
@@ -169,7 +172,7 @@ def json_rows(value: list[Any], text: str, picked: Sequence[int]) -> RowSample |
                 units.append(row[cut:] + "]")
     except orjson.JSONEncodeError:
         return None
-    return _measured(len(value), tokens.count(head), 0.0, units, len(text) - len(head))
+    return _measured(len(value), (head, tokens.count(head)), 0.0, units, len(text) - len(head))
 
 
 def first_section_end(text: str) -> int:
@@ -199,8 +202,8 @@ def gcx_rows(
     begin = cut(head)
     units = [text[cut(head + index) : cut(head + index + 1)] for index in picked]
     rest, rest_spread = tokens.estimate(text[end:]) if end < len(text) else (0.0, 0.0)
-    fixed = tokens.count(text[:begin]) + rest
-    return _measured(rows, fixed, rest_spread**2, units, end - begin)
+    start = text[:begin]
+    return _measured(rows, (start, tokens.count(start)), rest_spread**2, units, end - begin, rest)
 
 
 _LONG_LINE = 256  # characters: lines longer on average are found by memchr, not split
@@ -251,15 +254,26 @@ def dcp_rows(value: list[Any], picked: Sequence[int], like: RowSample | None) ->
         return None
     units = [tokens.count(line + "\n") for line in lines[head:]]
     fixed = tokens.count("\n".join(lines[:head]) + "\n")
+    # The whole text's lines for these rows are these lines where it writes them
+    # alike (tokens.windows_of finds them and checks their ends); not its header.
+    pieces = [(line + "\n", unit) for line, unit in zip(lines[head:], units)]
     if like is None:
-        return RowSample(len(value), fixed, 0.0, units)
-    return RowSample(len(value), fixed, 0.0, units, like.sizes, like.total_size)
+        return RowSample(len(value), fixed, 0.0, units, pieces=pieces)
+    return RowSample(len(value), fixed, 0.0, units, like.sizes, like.total_size, pieces)
 
 
 def _measured(
-    rows: int, fixed: float, fixed_var: float, units: list[str], total: int
+    rows: int,
+    head: tuple[str, int],
+    fixed_var: float,
+    units: list[str],
+    total: int,
+    rest: float = 0.0,
 ) -> RowSample | None:
+    """The sample of ``units`` after ``head`` (counted), ``rest`` (estimated) besides."""
     sizes = [len(unit) for unit in units]
     if not _fits(sizes, rows, total):
         return None
-    return RowSample(rows, fixed, fixed_var, [tokens.count(unit) for unit in units], sizes, total)
+    counts = [tokens.count(unit) for unit in units]
+    pieces = [head, *zip(units, counts)]
+    return RowSample(rows, head[1] + rest, fixed_var, counts, sizes, total, pieces)

@@ -328,6 +328,33 @@ def count_around(text: str, windows: list[Window], /, encoding: str = "cl100k_ba
     return total + (count(text[at:], encoding) if at < len(text) else 0)
 
 
+def _is_cut(text: str, pos: int) -> bool:
+    """Whether ``pos`` is a place in ``text`` where counts add up (``next_cut``'s places)."""
+    if pos <= 0 or pos >= len(text):
+        return True
+    return any(
+        (found := _CUT.match(text, at)) is not None and found.end() == pos for at in (pos - 1, pos)
+    )
+
+
+def windows_of(text: str, pieces: list[tuple[str, int]], /) -> list[Window]:
+    """Windows for ``count_around`` from ``pieces`` already counted (each with its
+    tokens), found in ``text`` in their order: a piece is taken only where both its
+    ends are places where counts add up in ``text``, so its count holds there.
+    The search stops at the first piece not found (it scans the rest of the text once)."""
+    found: list[Window] = []
+    at = 0
+    for piece, tokens in pieces:
+        start = text.find(piece, at)
+        if start < 0:
+            break
+        end = start + len(piece)
+        if piece and _is_cut(text, start) and _is_cut(text, end):
+            found.append((start, end, tokens))
+            at = end
+    return found
+
+
 def _windows(text: str, width: int, windows: int) -> list[tuple[int, int]] | None:
     """Where ``estimate``'s windows start and end; None when they would hold half
     of ``text`` or more, or fewer than two of them are found (one has no spread).

@@ -264,6 +264,26 @@ def test_a_table_that_repeats_is_not_sampled_in_step_with_it() -> None:
     check(value)
 
 
+def test_a_close_race_counted_whole_skips_its_sampled_rows(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A sampled table counted whole counts only the text between its sampled
+    rows (and JSON's and GCX1's head), in every format, and gets the exact count."""
+    value = [{"id": i, "doc": "Parse the tree, then walk it. " * (i % 4)} for i in range(200)]
+    choice = select._Auto(value, "t")
+    assert choice.estimate()
+    assert set(choice.sampled) == {"json", "gcx", "dcp"}
+    for name in ("json", "gcx", "dcp"):
+        text = choice.text(name)
+        assert text is not None
+        sample = choice.sampled[name]
+        counted = _counted_lengths(monkeypatch)
+        assert choice.exact_count(name) == tokens.count(text)
+        skipped = sum(len(piece) for piece, _ in sample.pieces)
+        assert sum(counted) - len(text) == len(text) - skipped  # the spy's own whole count
+        monkeypatch.undo()
+
+
 @pytest.mark.parametrize("children", [False, True])
 def test_row_units_are_the_same_whichever_way_lines_are_found(
     monkeypatch: pytest.MonkeyPatch, children: bool
