@@ -254,3 +254,25 @@ def test_list_paths_are_plain_keys_to_lists_of_objects_through_objects() -> None
         "o": {"p": item, "q{": item, "d": {"e": {"f": item, "h": {"i": item}}, "g": item}},
     }  # fmt: skip
     assert list_paths([row, row]) == [("a",), ("o", "p"), ("o", "d", "e", "f"), ("o", "d", "g")]
+
+
+def test_may_hold_lists_sees_a_list_or_object_value_in_a_sampled_row_only() -> None:
+    # The gate answers from exact types in the sampled rows (the first and a spread of
+    # the rest): a dict subclass, a tuple or a non-dict row holds no list column.
+    from gcxwire._gcx_nested import may_hold_lists, sample
+
+    class Sub(dict):  # type: ignore[type-arg]
+        pass
+
+    flat = [{"a": 1, "b": "x", "c": Sub(), "d": (1,)} for _ in range(40)]
+    assert not may_hold_lists(flat)
+    assert not may_hold_lists([*flat[:5], [[1]], *flat[6:]])
+    value: Any
+    for value in ([], {}):
+        rows = [dict(r) for r in flat]
+        sampled = {id(r) for r in sample(rows)}
+        unsampled = next(i for i, r in enumerate(rows) if id(r) not in sampled)
+        rows[unsampled]["z"] = value
+        assert not may_hold_lists(rows)  # a guess: split() checks every row
+        sample(rows)[-1]["z"] = value
+        assert may_hold_lists(rows)
