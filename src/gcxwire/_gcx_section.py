@@ -136,7 +136,10 @@ def _section(
     if keys is not None and _sample_keys_differ(rows, keys):
         return None  # as the writer would, without the passes before it
     children = ""
-    if below is not None and rows and nested.may_hold_lists(rows):
+    # False when the sampled rows (the first _PROBES among them) hold no list or object:
+    # then no column is spread either, without looking at those rows again.
+    nesting = below is None or not rows or nested.may_hold_lists(rows)
+    if below is not None and rows and nesting:
         if keys is not None and keys_differ(rows, keys):
             return None
         found = _child_sections(rows, fields, below)
@@ -148,7 +151,11 @@ def _section(
     # Only a column whose first cell is an object can be spread (or, for
     # objects some rows lack, one of the first rows' cells).
     missing: dict[str, bool] = {}
-    if rows and any(type(r) is dict and dict in map(type, r.values()) for r in rows[:_PROBES]):
+    if (
+        nesting
+        and rows
+        and any(type(r) is dict and dict in map(type, r.values()) for r in rows[:_PROBES])
+    ):
         flat, groups, flat_paths = _flat_plan(rows, fields, "", (), missing)
         skip: frozenset[str] = frozenset()
         while missing and _grouped_names(flat, flat_paths, {}) is None:

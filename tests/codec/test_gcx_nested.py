@@ -276,3 +276,18 @@ def test_may_hold_lists_sees_a_list_or_object_value_in_a_sampled_row_only() -> N
         assert not may_hold_lists(rows)  # a guess: split() checks every row
         sample(rows)[-1]["z"] = value
         assert may_hold_lists(rows)
+
+
+def test_the_spread_probe_rows_are_in_the_list_gate_sample() -> None:
+    # _section skips its look for object cells in the first _PROBES rows when
+    # may_hold_lists saw no list or object in its sample: those rows must be in it.
+    from gcxwire._gcx_columns import _PROBES
+    from gcxwire._gcx_nested import sample
+
+    for size in (1, _PROBES, 2 * _PROBES + 1, 500):
+        rows = [{"n": i} for i in range(size)]
+        picked = {id(r) for r in sample(rows)}
+        assert all(id(r) in picked for r in rows[:_PROBES])
+    # and an object column there is still spread with child sections looked for
+    spread: list[dict[str, Any]] = [{"id": i, "o": {"a": i, "b": "x"}} for i in range(40)]
+    assert "o{a,b=x}" in gcx.encode(spread, tool="t").split("\n", 1)[0]
