@@ -1378,7 +1378,7 @@ def flat_prefixes(
 
 
 def find_text(text: str, needle: str, start: int, end: int, /) -> int:
-    """``text.find(needle, start, end)``: the same index, found faster in 1-byte text."""
+    """``text.find(needle, start, end)``: the same index, found faster."""
     if not isinstance(text, str):
         raise TypeError(_NOT_TEXT.format(type(text).__name__))
     return str.find(text, needle, start, end)

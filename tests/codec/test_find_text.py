@@ -11,14 +11,17 @@ from .gcx_checks import leaves
 
 # Pieces of JSON text and of the needles the passes look for, in each string
 # width (1-byte ASCII and Latin-1, 2-byte, 4-byte), long enough to pass the
-# 16-character blocks the extension tests at a time.
+# 16-, 8- or 4-character blocks the extension tests at a time, and wide
+# characters holding a quote's or brace's byte (U+2222, U+2227D): not one.
 _PIECES = st.sampled_from(
     ['"', '""', '":{}', '","', "\t", '\t["', "\\", "\\\\r", "\n", "GCX1", "x", "{}", ":", ",",
-     "a" * 17, '"' * 15, "\xe9", "\u0100", "\U0001f600"]
+     "a" * 17, '"' * 15, "\xe9", "\u0100", "\U0001f600", "\u4e2d" * 9, "\u2222",
+     "\U0002227d"]
 )  # fmt: skip
 _TEXTS = st.lists(_PIECES, max_size=30).map("".join)
 _NEEDLES = st.sampled_from(['""', '":{}', '","', '\t["', '\\\\r"\n', "\nGCX1", " form=lines",
-                            '"', "", "a" * 17, "\xe9\"", "\u0100\""])  # fmt: skip
+                            '"', "", "a" * 17, "\xe9\"", "\u0100\"",
+                            "\U0001f600\"", "\u4e2d\u4e2d"])  # fmt: skip
 _BOUNDS = st.integers(-40, 400)
 
 
@@ -48,3 +51,14 @@ def test_empty_string_in_a_big_json_cell_marks_the_record(twin: str) -> None:
     after = gcx.encode({"body": body, "z": ""}, tool="t")
     assert after.split("\n", 1)[0].endswith("quoted=json")
     assert gcx.decode(after) == {"body": body, "z": ""}
+
+
+def test_find_text_compares_whole_wide_characters(twin: str) -> None:
+    # U+2222 holds two quote bytes, U+2227D a quote and a brace byte; at every
+    # place in a block of 2-byte (then 4-byte) text, neither is a quote or a brace.
+    find = leaves(twin).find_text
+    for filler, decoy in (("\u4e2d", '\u2222"\u2222:{}'), ("\U0001f600", '\u2222"\U0002227d:{}')):
+        for k in range(12):
+            text = filler * k + decoy + filler * 9 + '"":{}'
+            for needle in ('""', '":{}', '"\u2222'):
+                assert find(text, needle, 0, len(text)) == text.find(needle), (filler, k, needle)
