@@ -229,6 +229,28 @@ def test_pieces_counted_elsewhere_count_around_to_the_count(
     assert tokens.count_around(text, found, name) == tokens.count(text, name)
 
 
+_ASCII = st.text(st.characters(max_codepoint=127), max_size=80)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(_TEXT.filter(str.isascii), _ASCII), max_size=6).map("".join))
+@example("x  \n\n  y'LLo 12345 \t\x1c\x1f!!\r\n ")
+def test_least_count_splits_as_cl100k_does(text: str) -> None:
+    """least_count's pieces are cl100k's own pre-split pieces: they make up the
+    text and their counts sum to its count (a piece tiktoken splits would count
+    more), so their number bounds the count from below."""
+    pieces = [found.group() for found in tokens._CL100K_ASCII.finditer(text)]
+    assert "".join(pieces) == text
+    assert sum(tokens.count(piece) for piece in pieces) == tokens.count(text)
+    least = tokens.least_count(text)
+    assert least == len(pieces) and least <= tokens.count(text)
+
+
+def test_least_count_is_for_ascii_only() -> None:
+    assert tokens.least_count("caf\u00e9") is None
+    assert tokens.least_count("") == 0
+
+
 def test_windows_of_takes_only_pieces_cut_where_counts_add_up() -> None:
     text = "alpha beta\ngamma,delta"
     # "pha" starts inside a word (no cut before it); ",delta" follows a letter (a cut)

@@ -105,6 +105,8 @@ def encode(
 #   sampled before any whole text is counted, unless a difference is already
 #   within _MARGIN;
 # - any other long text is estimated from windows of it (tokens.estimate);
+# - a DCP text whose cl100k pre-split pieces are already as many as the best
+#   exact count so far is left out uncounted (_Auto.cannot_win: a proof);
 # - a candidate is left out on its estimate only when it is more than _MARGIN
 #   above the best plus the errors Student's t asks for at the sample's size
 #   (4 where the spread is well measured, 5.5 on 16 rows); every other one is
@@ -121,6 +123,9 @@ _ORDER = ("json", "gcx", "dcp")  # the tie-break: JSON first
 # Texts shorter than this are counted whole in a close race (once each, however
 # many others they are compared with) rather than where they differ.
 _SHARED_TEXT = 8192
+# DCP's text is proved no better (_Auto.cannot_win) only where it is this much
+# longer than the best exact count's text: shorter, the bound rarely reaches it.
+_LONGER = 1.1
 _spread_of_total = spread_of_total  # the proxy's DCP-against-GCX1 sample uses it too
 
 Count = tuple[float, float]  # (tokens, standard error); an error of 0 is an exact count
@@ -239,12 +244,31 @@ class _Auto:
             if name != "json" and name not in _ENCODERS:
                 continue
             text = self.texts["json"] if name == "json" else self.text(name)
-            if text is not None:
+            if text is not None and not self.cannot_win(name, text, among):
                 guess, spread, self.windows[name] = tokens.estimate_windows(text)
                 self.estimates[name] = (guess, spread)
                 if not spread:
                     self.exact[name] = int(self.estimates[name][0])
         return not refused
+
+    def cannot_win(self, name: str, text: str, among: Sequence[str]) -> bool:
+        """Whether DCP's ``text`` is proved no better than a candidate counted
+        exactly before it: its count is at least ``tokens.least_count`` (one token
+        per pre-split piece), and an equal count loses the tie-break to JSON and
+        GCX1. A proof, not an estimate: it is left out before it is counted.
+        The proof (a Python regex, about as slow as counting) is tried only
+        where DCP's text is _LONGER than that candidate's: it fails on the others."""
+        if name != "dcp":
+            return False
+        counted = [other for other in ("json", "gcx") if other in among and other in self.exact]
+        if not counted:
+            return False
+        best = min(counted, key=lambda other: self.exact[other])
+        best_text = self.texts.get(best)
+        if best_text is None or len(text) <= _LONGER * len(best_text):
+            return False
+        least = tokens.least_count(text)
+        return least is not None and least >= self.exact[best]
 
     def paired(self, name: str, other: str) -> bool:
         return name in self.sampled and other in self.sampled

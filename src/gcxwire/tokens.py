@@ -328,6 +328,27 @@ def count_around(text: str, windows: list[Window], /, encoding: str = "cl100k_ba
     return total + (count(text[at:], encoding) if at < len(text) else 0)
 
 
+# cl100k's pre-split pattern (tiktoken's pat_str) written for ASCII text, where
+# \p{L} is [A-Za-z], \p{N} is [0-9] and \s is its six ASCII characters (Python's
+# \s would add \x1c-\x1f). Its possessive quantifiers are greedy here: each one
+# ends its alternative or is followed by what it cannot match, so backtracking
+# never finds another match. tiktoken encodes each piece apart, into at least
+# one token: the number of pieces is a lower bound of the count.
+_S = "\t\n\x0b\x0c\r "
+_CL100K_ASCII = re.compile(
+    f"'(?i:[sdmt]|ll|ve|re)|[^\\r\\nA-Za-z0-9]?[A-Za-z]+|[0-9]{{1,3}}| ?[^{_S}A-Za-z0-9]+[\\r\\n]*"
+    f"|[{_S}]+\\Z|[{_S}]*[\\r\\n]|[{_S}]+(?![^{_S}])|[{_S}]"
+)
+
+
+def least_count(text: str, /) -> int | None:
+    """A lower bound of ``count(text)`` (cl100k) without encoding it: its number of
+    pre-split pieces; None for text that is not ASCII (the bound is for ASCII only)."""
+    if not text.isascii():
+        return None
+    return sum(1 for _ in _CL100K_ASCII.finditer(text))
+
+
 def _is_cut(text: str, pos: int) -> bool:
     """Whether ``pos`` is a place in ``text`` where counts add up (``next_cut``'s places)."""
     if pos <= 0 or pos >= len(text):

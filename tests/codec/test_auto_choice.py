@@ -264,6 +264,50 @@ def test_a_table_that_repeats_is_not_sampled_in_step_with_it() -> None:
     check(value)
 
 
+def _sparse_rows() -> list[dict[str, Any]]:
+    # 5 short rows, most keys absent: DCP writes a null for each, GCX1 skips them
+    keys = [f"field{k}" for k in range(30)]
+    return [{key: i * k for k, key in enumerate(keys) if (i + k) % 7 == 0} for i in range(5)]
+
+
+def test_dcp_proved_no_better_is_not_counted(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where DCP's pre-split pieces alone are as many as the best exact count,
+    its text is never counted, and the choice is the exhaustive one."""
+    value = _sparse_rows()
+    choice = select._Auto(value, "t")
+    dcp_text = choice.text("dcp")
+    assert dcp_text is not None
+    least = tokens.least_count(dcp_text)
+    assert least is not None and least >= tokens.count(gcxwire.gcx.encode(value, tool="t"))
+    counted: list[str] = []
+    real_count = tokens.count
+
+    def spy(text: str, encoding: str = "cl100k_base") -> int:
+        counted.append(text)
+        return real_count(text, encoding)
+
+    monkeypatch.setattr(tokens, "count", spy)
+    chosen = choice.choose()
+    assert dcp_text not in counted and "dcp" not in choice.estimates
+    monkeypatch.undo()
+    check(value)
+    assert chosen == select.encode(value, tool="t")
+
+
+def test_dcp_that_may_win_is_counted() -> None:
+    """The bound proves nothing where DCP's pieces are fewer than the best count."""
+    value = _sparse_rows()
+    choice = select._Auto(value, "t")
+    dcp_text, gcx_text = choice.text("dcp"), choice.text("gcx")
+    assert dcp_text is not None and gcx_text is not None
+    assert len(dcp_text) > select._LONGER * len(gcx_text)  # the proof is tried
+    choice.exact = {"json": 10**6, "gcx": (tokens.least_count(dcp_text) or 0) + 1}
+    assert choice.cannot_win("dcp", dcp_text, select._ORDER) is False
+    choice.exact["gcx"] -= 1
+    assert choice.cannot_win("dcp", dcp_text, select._ORDER) is True
+    assert choice.cannot_win("dcp", dcp_text, ["json", "dcp"]) is False  # GCX1 left the race
+
+
 def test_a_close_race_counted_whole_skips_its_sampled_rows(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
