@@ -596,6 +596,31 @@ def _nest_plan(header: Header) -> list[tuple[str, tuple[str, ...], str]]:
     return plan
 
 
+def _rename_marks(
+    plan: list[tuple[str, tuple[str, ...], str]],
+) -> tuple[list[tuple[str, tuple[str, ...], str]], list[str]]:
+    """The plan with top-level members `x[]` (a child list's count) nested as `x`, and those
+    marks; a mark stays where another top-level member is named `x` (attach refuses that)."""
+    tops = {chain[0] if chain else key for _, chain, key in plan}
+    out: list[tuple[str, tuple[str, ...], str]] = []
+    marks: list[str] = []
+    for name, chain, key in plan:
+        if not chain and key.endswith("[]") and key[:-2] and key[:-2] not in tops:
+            out.append((name, chain, key[:-2]))
+            marks.append(key)
+        else:
+            out.append((name, chain, key))
+    return out, marks
+
+
+def _restore_marks(rows: list[dict[str, Any]], marks: list[str]) -> None:
+    # No child section takes these lists: each row's `x` goes back to `x[]`, at its place.
+    keys = {mark[:-2]: mark for mark in marks}
+    for i, row in enumerate(rows):
+        if any(key in row for key in keys):
+            rows[i] = {keys.get(k, k): v for k, v in row.items()}
+
+
 def _nest(row: dict[str, Any], plan: list[tuple[str, tuple[str, ...], str]]) -> dict[str, Any]:
     return nest_rows((row,), plan)[0]
 
@@ -625,6 +650,9 @@ class _Lines:
     #: Cells short rows may still fill in: max_padding plus one per input character
     #: (a stream adds each chunk's characters as it comes).
     padding: int = -1
+    #: One-shot typed reading: the first section's `x[]` members nested as `x`
+    #: (the marks go here, key 0) so a child section fills them in place.
+    renames: dict[int, list[str]] | None = None
 
     def __post_init__(self) -> None:
         if self.padding < 0:
@@ -656,11 +684,14 @@ class _Lines:
         if self.typed and (not (trees or self.plain) or text.startswith("GCX1")):
             _check_numbers(text, limits, self.doc, pos)
         if text.startswith("GCX1"):
+            first = self.header is None
             self.header = header = _parse_header(text, self.doc, pos, limits)
             self.comments = []
             self.plain = self.typed and lines.is_lines(header)
             if self.typed and not self.plain:
                 self.cells, self.constants, self.nest = _row_plan(header, self.doc, pos, limits)
+                if first and self.renames is not None and self.nest is not None:
+                    self.nest, self.renames[0] = _rename_marks(self.nest)
             else:
                 self.cells, self.constants, self.nest = header.fields, None, None
             return header
@@ -819,10 +850,15 @@ def _section_rows(
 
 
 def _sections(
-    doc: str, typed: bool, limits: Limits = DEFAULT_LIMITS
+    doc: str,
+    typed: bool,
+    limits: Limits = DEFAULT_LIMITS,
+    renames: dict[int, list[str]] | None = None,
 ) -> list[tuple[Header, list[dict[str, Any]], list[str]]]:
+    """The sections of ``doc``; a ``renames`` dict (typed) takes the first section's marks
+    nested as their list's key, which `_build` given the same dict then fills or restores."""
     check_size(doc, limits)
-    state = _Lines(doc, typed, limits)
+    state = _Lines(doc, typed, limits, renames=renames)
     out: list[tuple[Header, list[dict[str, Any]], list[str]]] = []
     pos, size = 0, len(doc)
     while pos < size:
@@ -938,20 +974,53 @@ def _build(
     doc: str,
     sections: list[tuple[Header, list[dict[str, Any]], list[str]]],
     limits: Limits = DEFAULT_LIMITS,
+    renames: dict[int, list[str]] | None = None,
 ) -> Any:
     """The typed value of the sections; texts of `form=lines` sections put in their cells."""
+    marks = renames.get(0, []) if renames else []
+    in_place: dict[int, str] = {}
+    if marks:
+        in_place = _in_place(sections, marks)
+        filled = set(in_place.values())
+        _restore_marks(sections[0][1], [m for m in marks if m not in filled])
     if not any(lines.is_lines(header) for header, _, _ in sections):
-        return _build_value(doc, sections, limits)
+        return _build_value(doc, sections, limits, in_place)
     kept, placed = lines.split(sections, doc)
     value = _build_value(doc, kept, limits)
     lines.place(value, placed, doc)
     return value
 
 
+def _in_place(
+    sections: list[tuple[Header, list[dict[str, Any]], list[str]]], marks: list[str]
+) -> dict[int, str]:
+    """Which child sections fill the top table's renamed marks in place: {section: mark}.
+
+    Only a top-level table (rows, not `form=columns`) with child sections below it
+    attaches them; of two sections for one list the last attaches first, so it takes it.
+    """
+    if any(lines.is_lines(header) for header, _, _ in sections):
+        return {}
+    markers = [_marker(h) for h, _, _ in sections]
+    if markers[0] is not None or not all(_below_top(m) for m in markers[1:]):
+        return {}
+    if any(k == _FORM for k, _ in sections[0][0].raw_meta):
+        return {}
+    by_key = {mark[:-2]: mark for mark in marks}
+    taken: dict[str, int] = {}
+    for i, marker in enumerate(markers[1:], 1):
+        assert marker is not None
+        steps = nested.segments(_of_path(marker[1]))
+        if len(steps) == 2 and steps[0] == () and len(steps[1]) == 1 and steps[1][0] in by_key:
+            taken[steps[1][0]] = i
+    return {i: by_key[key] for key, i in taken.items()}
+
+
 def _build_value(
     doc: str,
     sections: list[tuple[Header, list[dict[str, Any]], list[str]]],
     limits: Limits = DEFAULT_LIMITS,
+    in_place: dict[int, str] | None = None,
 ) -> Any:
     markers = [_marker(h) for h, _, _ in sections]
     if all(m is None for m in markers):
@@ -969,10 +1038,13 @@ def _build_value(
         top: list[Any] = _section_value(sections[0][0], sections[0][1], doc)
         tables: dict[tuple[tuple[str, ...], ...], list[Any]] = {((),): top}
         pending: list[_Attach] = []
-        for (header, rows, _), marker in zip(sections[1:], markers[1:], strict=True):
+        for i, ((header, rows, _), marker) in enumerate(
+            zip(sections[1:], markers[1:], strict=True), 1
+        ):
             assert marker is not None
             steps = nested.segments(_of_path(marker[1]))
-            _child(tables, header, rows, steps, doc, limits, pending)
+            filled = in_place is not None and i in in_place
+            _child(tables, header, rows, steps, doc, limits, pending, filled)
         _attach_all(pending, doc)
         return top
     if first is not None and first[0] == _IS and first[1] in ("list", "value"):
@@ -1040,8 +1112,10 @@ def _child(
     doc: str,
     limits: Limits,
     pending: list[_Attach],
+    in_place: bool = False,
 ) -> None:
-    """A child section (`of=items[].spec.containers`): checked, and its attach left pending."""
+    """A child section (`of=items[].spec.containers`): checked, and its attach left pending
+    (``in_place``: its table's rows hold the count under the list's own key already)."""
     parent = tables.get(tuple(steps[:-1]))
     if parent is None:
         raise DecodeError("An `of=` child section follows no table of that path", doc)
@@ -1053,19 +1127,19 @@ def _child(
         raise DecodeError("A child section cannot be `form=columns`", doc)
     # Each key is one object level, each list step two (the list and its item).
     _check_depth(sum(map(len, steps)) + 2 * (len(steps) - 1), header, doc, limits)
-    pending.append((parent, rows, steps[-1], header.columns[0]))
+    pending.append((parent, rows, steps[-1], header.columns[0], in_place))
     tables[tuple(steps)] = rows
 
 
-# A child section's rows waiting to go into its table's: (table, rows, path, link).
-_Attach = tuple[list[Any], list[dict[str, Any]], tuple[str, ...], str]
+# A child section's rows waiting to go into its table's: (table, rows, path, link, in place).
+_Attach = tuple[list[Any], list[dict[str, Any]], tuple[str, ...], str, bool]
 
 
 def _attach_all(pending: list[_Attach], doc: str) -> None:
     # Last section first: attaching replaces a table's rows with renamed copies,
     # so a table takes its own children before its rows go into its parent's.
-    for parent, rows, path, link in reversed(pending):
-        nested.attach(parent, rows, path, link, doc)
+    for parent, rows, path, link, in_place in reversed(pending):
+        nested.attach(parent, rows, path, link, doc, in_place)
 
 
 def _section_value(header: Header, rows: list[dict[str, Any]], doc: str) -> Any:

@@ -194,11 +194,13 @@ def attach(
     path: tuple[str, ...],
     link: str,
     doc: str,
+    in_place: bool = False,
 ) -> None:
-    """Put a child section's items back into its table's rows, at ``path`` in each row."""
+    """Put a child section's items back into its table's rows, at ``path`` in each row
+    (``in_place``: the rows hold the count under ``path[-1]`` already, see attach_items)."""
     if not link.endswith(MARK) or not path:
         raise DecodeError(f"Child section link column {link!r} does not end in []", doc)
     try:
-        attach_items(parents, items, path, link)
+        attach_items(parents, items, path, link, in_place)
     except DecodeError as exc:
         raise DecodeError(exc.msg, doc) from None

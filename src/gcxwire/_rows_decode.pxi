@@ -199,7 +199,7 @@ def nest_rows(rows, plan, /):
     return out
 
 
-def attach_items(parents, items, path, link, /):
+def attach_items(parents, items, path, link, in_place=False, /):
     """Put a child section's items back into its table's rows.
 
     Each item's ``link`` member (popped) is the number of its row in ``parents``,
@@ -208,17 +208,20 @@ def attach_items(parents, items, path, link, /):
     replaced (in ``parents``, a list, or in the object holding it) by a copy
     with that member renamed ``path[-1]`` at its place, holding the items: so a
     section's children are attached before the section is attached to its own
-    table. Raises DecodeError (no position) when links, counts or members do
-    not agree.
+    table. With ``in_place`` the rows already hold the count under ``path[-1]``
+    (renamed while they were nested): the items replace it there, no copy.
+    Raises DecodeError (no position) when links, counts or members do not agree.
     """
     if not path:
         raise DecodeError("A child section needs a path to its list")
+    cdef bint renamed_before = bool(in_place)
     cdef list rows = parents if type(parents) is list else list(parents)
     cdef list found = list(items)
     cdef tuple steps = tuple(path)
     cdef Py_ssize_t n = len(rows), m = len(found), i, j = 0, start, last = 0, at
     cdef dict item, holder, renamed
     cdef object key = steps[len(steps) - 1], mark = key + "[]", value, count, got, outer, k, v
+    cdef object probe = key if renamed_before else mark
     cdef tuple route = steps[:len(steps) - 1]
     # The links, checked in order: the items of row i are found[start:j] below.
     cdef Py_ssize_t *links = <Py_ssize_t *>PyMem_Malloc((m + 1) * sizeof(Py_ssize_t))
@@ -243,12 +246,12 @@ def attach_items(parents, items, path, link, /):
             start = j
             while j < m and links[j] == i:
                 j += 1
-            if type(got) is not dict or mark not in <dict>got:
+            if type(got) is not dict or probe not in <dict>got:
                 if j > start:
                     raise DecodeError(f"Row {i} has child rows but no {mark!r} member")
                 continue
             holder = <dict>got
-            count = holder[mark]
+            count = holder[probe]
             if count is None and j == start:
                 value = None
             elif type(count) is int and count == j - start:
@@ -257,6 +260,9 @@ def attach_items(parents, items, path, link, /):
                 raise DecodeError(
                     f"Row {i} says {count!r} items in {mark!r}, {j - start} follow"
                 )
+            if renamed_before:
+                holder[key] = value
+                continue
             if key in holder:
                 raise DecodeError(f"Row {i} holds both {key!r} and {mark!r}")
             # A renamed copy: renaming in place would move every later member.

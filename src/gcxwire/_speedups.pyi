@@ -32,7 +32,12 @@ def nest_rows(
     rows: Iterable[dict[str, Any]], plan: Iterable[tuple[str, tuple[str, ...], str]], /
 ) -> list[dict[str, Any]]: ...
 def attach_items(
-    parents: Iterable[Any], items: Iterable[dict[str, Any]], path: Sequence[str], link: str, /
+    parents: Iterable[Any],
+    items: Iterable[dict[str, Any]],
+    path: Sequence[str],
+    link: str,
+    in_place: bool = False,
+    /,
 ) -> None: ...
 def add_templates(
     rows: Iterable[dict[str, Any]], templates: Iterable[tuple[str, str, str, str]], /

@@ -473,7 +473,12 @@ def nest_rows(
 
 
 def attach_items(
-    parents: Iterable[Any], items: Iterable[dict[str, Any]], path: Sequence[str], link: str, /
+    parents: Iterable[Any],
+    items: Iterable[dict[str, Any]],
+    path: Sequence[str],
+    link: str,
+    in_place: bool = False,
+    /,
 ) -> None:
     """Put a child section's items back into its table's rows.
 
@@ -483,8 +488,9 @@ def attach_items(
     replaced (in ``parents``, a list, or in the object holding it) by a copy
     with that member renamed ``path[-1]`` at its place, holding the items: so a
     section's children are attached before the section is attached to its own
-    table. Raises DecodeError (no position) when links, counts or members do
-    not agree.
+    table. With ``in_place`` the rows already hold the count under ``path[-1]``
+    (renamed while they were nested): the items replace it there, no copy.
+    Raises DecodeError (no position) when links, counts or members do not agree.
     """
     if not path:
         raise DecodeError("A child section needs a path to its list")
@@ -501,6 +507,7 @@ def attach_items(
         groups.setdefault(at, []).append(item)
     key = path[-1]
     mark = key + "[]"
+    probe = key if in_place else mark
     route = path[:-1]
     for i, row in enumerate(rows):
         outer: Any = None
@@ -509,17 +516,20 @@ def attach_items(
             outer = holder
             holder = holder.get(step, ABSENT) if type(holder) is dict else ABSENT
         found = groups.pop(i, [])
-        if type(holder) is not dict or mark not in holder:
+        if type(holder) is not dict or probe not in holder:
             if found:
                 raise DecodeError(f"Row {i} has child rows but no {mark!r} member")
             continue
-        count = holder[mark]
+        count = holder[probe]
         if count is None and not found:
             value: list[dict[str, Any]] | None = None
         elif type(count) is int and count == len(found):
             value = found
         else:
             raise DecodeError(f"Row {i} says {count!r} items in {mark!r}, {len(found)} follow")
+        if in_place:
+            holder[key] = value
+            continue
         if key in holder:
             raise DecodeError(f"Row {i} holds both {key!r} and {mark!r}")
         renamed = {

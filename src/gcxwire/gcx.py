@@ -163,7 +163,8 @@ def decode(
             ],
         }
     try:
-        return _build(doc, _sections(doc, True, limits), limits)
+        renames: dict[int, list[str]] = {}  # the top table's child lists, filled in place
+        return _build(doc, _sections(doc, True, limits, renames), limits, renames)
     except RecursionError:
         raise DecodeError("Input is nested too deeply", doc) from None
 

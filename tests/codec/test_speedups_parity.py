@@ -110,6 +110,10 @@ BAD_CALLS = [
     ("attach_items", ([{"b[]": 1, "b": 0}], [{"[]": 0}], ("b",), "[]")),
     ("attach_items", ([{"b": 1}], [{"[]": 0}], ("b",), "[]")),
     ("attach_items", ([{"b[]": 1}], [{"[]": 0}], (), "[]")),
+    # In place: the count is under the list's own key, the errors name the mark.
+    ("attach_items", ([{"b[]": 1}], [{"[]": 0}], ("b",), "[]", True)),
+    ("attach_items", ([{"b": 2}], [{"[]": 0}], ("b",), "[]", True)),
+    ("attach_items", ([{"b": None}, {"a": 1}], [{"[]": 0}], ("b",), "[]", True)),
     ("encode_table", ([{"a": float("nan")}, [1]], ["a"], [("a",)], None, "\n", None)),
     (
         "encode_table",
