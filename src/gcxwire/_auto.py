@@ -155,6 +155,7 @@ class _Auto:
         self.sections = False  # GCX1 wrote child sections: estimated apart from its rows
         self.first_section: int | None = None  # where GCX1's first section ends, once found
         self.ruled_out: set[str] = set()  # clearly worse on an earlier, smaller sample
+        self.units: dict[str, int] = {}  # sampled units' counts, by their text
 
     def text(self, name: str) -> str | None:
         """The candidate's text, written on first use; None if it cannot carry the value."""
@@ -203,16 +204,24 @@ class _Auto:
         """
         if name == "json":
             text = self.texts["json"]
-            return json_rows(self.value, text, picked) if self.json_bytes and text else None
+            if not self.json_bytes or not text:
+                return None
+            return json_rows(self.value, text, picked, self.count_unit)
         if name == "dcp":
-            return dcp_rows(self.value, picked, self.sampled.get("json"))
+            return dcp_rows(self.value, picked, self.sampled.get("json"), self.count_unit)
         text = self.text(name)
         if text is None:
             return None
         if self.first_section is None:
             self.first_section = first_section_end(text)
         self.sections = self.first_section < len(text)
-        return gcx_rows(text, len(self.value), picked, self.first_section)
+        return gcx_rows(text, len(self.value), picked, self.first_section, self.count_unit)
+
+    def count_unit(self, unit: str) -> int:
+        """A sampled unit's count, counted once for every sample that draws its row."""
+        if unit not in self.units:
+            self.units[unit] = tokens.count(unit)
+        return self.units[unit]
 
     def estimate(self, size: int = _SAMPLE_ROWS, among: Sequence[str] = _ORDER) -> bool:
         """Estimates of the candidates ``among``; False when a sample of ``size``

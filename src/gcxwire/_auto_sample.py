@@ -17,7 +17,7 @@ the same rows, by the spread of their paired residuals.
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -38,6 +38,10 @@ __all__ = [
     "spreads",
     "strata",
 ]
+
+# How a unit is counted: tokens.count, or a memo of it (a larger sample draws
+# some of the rows a smaller one counted).
+Counter = Callable[[str], int]
 
 _FIT = 0.10  # how far the sampled units' length, scaled to the table, may miss the whole
 _FLOOR = 0.5  # tokens: the least per-row spread a sample is taken to have
@@ -150,7 +154,9 @@ def _fits(sizes: Sequence[int], rows: int, total: int) -> bool:
     return miss <= max(_FIT * total, 4 * spread_of_total(sizes, rows))
 
 
-def json_rows(value: list[Any], text: str, picked: Sequence[int]) -> RowSample | None:
+def json_rows(
+    value: list[Any], text: str, picked: Sequence[int], count: Counter = tokens.count
+) -> RowSample | None:
     """Units of compact JSON ``text`` of the list ``value``: from the first cut
     inside each row to the first cut inside the next (the last to the end)."""
     try:
@@ -172,7 +178,7 @@ def json_rows(value: list[Any], text: str, picked: Sequence[int]) -> RowSample |
                 units.append(row[cut:] + "]")
     except orjson.JSONEncodeError:
         return None
-    return _measured(len(value), (head, tokens.count(head)), 0.0, units, len(text) - len(head))
+    return _measured(len(value), (head, count(head)), 0.0, units, len(text) - len(head), 0.0, count)
 
 
 def first_section_end(text: str) -> int:
@@ -183,7 +189,11 @@ def first_section_end(text: str) -> int:
 
 
 def gcx_rows(
-    text: str, rows: int, picked: Sequence[int], end: int | None = None
+    text: str,
+    rows: int,
+    picked: Sequence[int],
+    end: int | None = None,
+    count: Counter = tokens.count,
 ) -> RowSample | None:
     """Units of a GCX1 ``text`` whose first section holds one line per row: from
     the first cut at or after a row's line start to the next row's. Child
@@ -203,7 +213,8 @@ def gcx_rows(
     units = [text[cut(head + index) : cut(head + index + 1)] for index in picked]
     rest, rest_spread = tokens.estimate(text[end:]) if end < len(text) else (0.0, 0.0)
     start = text[:begin]
-    return _measured(rows, (start, tokens.count(start)), rest_spread**2, units, end - begin, rest)
+    counted = (start, count(start))
+    return _measured(rows, counted, rest_spread**2, units, end - begin, rest, count)
 
 
 _LONG_LINE = 256  # characters: lines longer on average are found by memchr, not split
@@ -242,7 +253,9 @@ def _line_starts(
     return len(found) - 1, dict(enumerate(found))
 
 
-def dcp_rows(value: list[Any], picked: Sequence[int], like: RowSample | None) -> RowSample | None:
+def dcp_rows(
+    value: list[Any], picked: Sequence[int], like: RowSample | None, count: Counter = tokens.count
+) -> RowSample | None:
     """DCP written for the sampled rows only (the rest may never be needed): each
     row line a unit; sized by ``like``'s units (JSON's, same rows) when given."""
     try:
@@ -252,7 +265,7 @@ def dcp_rows(value: list[Any], picked: Sequence[int], like: RowSample | None) ->
     head = len(lines) - len(picked)
     if head < 1:
         return None
-    units = [tokens.count(line + "\n") for line in lines[head:]]
+    units = [count(line + "\n") for line in lines[head:]]
     fixed = tokens.count("\n".join(lines[:head]) + "\n")
     # The whole text's lines for these rows are these lines where it writes them
     # alike (tokens.windows_of finds them and checks their ends); not its header.
@@ -269,11 +282,12 @@ def _measured(
     units: list[str],
     total: int,
     rest: float = 0.0,
+    count: Counter = tokens.count,
 ) -> RowSample | None:
     """The sample of ``units`` after ``head`` (counted), ``rest`` (estimated) besides."""
     sizes = [len(unit) for unit in units]
     if not _fits(sizes, rows, total):
         return None
-    counts = [tokens.count(unit) for unit in units]
+    counts = [count(unit) for unit in units]
     pieces = [head, *zip(units, counts)]
     return RowSample(rows, head[1] + rest, fixed_var, counts, sizes, total, pieces)

@@ -264,6 +264,31 @@ def test_a_table_that_repeats_is_not_sampled_in_step_with_it() -> None:
     check(value)
 
 
+def test_a_larger_sample_counts_no_row_a_smaller_one_counted(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The rows a larger sample draws again are not counted again, and its
+    estimates are the ones counting every unit afresh gives."""
+    value = [{"id": i, "doc": "Parse the tree, then walk it. " * (i % 4)} for i in range(200)]
+    choice = select._Auto(value, "t")
+    assert choice.estimate(16)
+    first = {piece for sample in choice.sampled.values() for piece, _ in sample.pieces}
+    counted: list[str] = []
+    real_count = tokens.count
+
+    def spy(text: str, encoding: str = "cl100k_base") -> int:
+        counted.append(text)
+        return real_count(text, encoding)
+
+    monkeypatch.setattr(tokens, "count", spy)
+    assert choice.estimate(64)
+    monkeypatch.undo()
+    again = {piece for sample in choice.sampled.values() for piece, _ in sample.pieces} & first
+    assert again and not again & set(counted)
+    fresh = select._Auto(value, "t")
+    assert fresh.estimate(64) and fresh.estimates == choice.estimates
+
+
 def _sparse_rows() -> list[dict[str, Any]]:
     # 5 short rows, most keys absent: DCP writes a null for each, GCX1 skips them
     keys = [f"field{k}" for k in range(30)]
