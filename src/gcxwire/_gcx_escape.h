@@ -7,10 +7,14 @@
    tested at a time and stored whole; the last bytes are tested in the 16-byte
    window that ends with them, which starts before src when n < 16: the caller
    says whether 16 bytes before src + n are readable (a str's data follows its
-   object header). */
+   object header).
+
+   gcx_specials(p, n): the same three bytes found as a bit mask of p[0:n],
+   n <= 64, for the scans of written rows (break_cells). */
 #ifndef GCXWIRE_GCX_ESCAPE_H
 #define GCXWIRE_GCX_ESCAPE_H
 
+#include <stdint.h>
 #include <string.h>
 #include <Python.h>
 
@@ -26,6 +30,37 @@ static inline unsigned int gcx_special16(const unsigned char *p) {
     return (unsigned int)_mm_movemask_epi8(m);
 }
 #endif
+
+/* A bit per byte of p[0:n], n <= 64, that is a backslash, TAB or LF: the
+   bytes the escaper marks, which in written rows also end cells and lines
+   (the scans of written rows read them 64 at a time, stopping only there). */
+static inline uint64_t gcx_specials(const unsigned char *p, Py_ssize_t n) {
+    uint64_t m = 0;
+    Py_ssize_t i;
+#ifdef GCX_SSE2
+    if (n == 64)
+        return (uint64_t)gcx_special16(p) | ((uint64_t)gcx_special16(p + 16) << 16)
+               | ((uint64_t)gcx_special16(p + 32) << 32) | ((uint64_t)gcx_special16(p + 48) << 48);
+#endif
+    for (i = 0; i < n; i++)
+        if (p[i] == '\\' || p[i] == '\t' || p[i] == '\n')
+            m |= (uint64_t)1 << i;
+    return m;
+}
+
+/* The index of the lowest set bit of m != 0. */
+static inline int gcx_lowest_bit(uint64_t m) {
+#if defined(__GNUC__) || defined(__clang__)
+    return __builtin_ctzll(m);
+#else
+    int k = 0;
+    while (!(m & 1u)) {
+        m >>= 1;
+        k++;
+    }
+    return k;
+#endif
+}
 
 /* The second byte of the escape of backslash, TAB or LF. */
 static inline unsigned char gcx_escape_letter(unsigned char u) {

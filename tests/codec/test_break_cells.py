@@ -83,3 +83,18 @@ def test_break_cells_skips_wide_characters_sharing_a_mark_byte(twin: str) -> Non
         (0, 1, 11, 18, 1),
         (1, 0, 19, 25, 2),
     ]
+
+
+# Long 1-byte rows: the extension reads these 64 bytes at a time, so marks fall
+# on every side of a block's edge and after runs of plain text.
+_LONG_ROWS = st.lists(
+    st.sampled_from(["\\n", "\\t", "\\\\", "\\", "n", "t", ".", " ", "a", "7", "\t", "\n",
+                     "\r", "\xe9", "\xb2", "x" * 15, "y" * 63]),
+    max_size=120,
+).map("".join)  # fmt: skip
+
+
+@settings(max_examples=80, deadline=None)
+@given(_LONG_ROWS, st.booleans(), st.integers(1, 3))
+def test_break_cells_across_blocks(twin: str, text: str, header: bool, floor: int) -> None:
+    assert leaves(twin).break_cells(text, header, floor) == _old_cells(text, header, floor)
