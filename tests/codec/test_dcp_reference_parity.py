@@ -91,17 +91,19 @@ def _decode_cpu(segments: int) -> float:
 
 @pytest.mark.slow
 def test_dotted_names_decode_in_linear_time() -> None:
-    # CPU-time ratio in one process: 4x the segments must cost well under 16x (quadratic)
-    # The lowest of up to three ratios: load on a shared machine inflates single readings.
+    # CPU-time ratio in one process: 8x the segments cost 11-20x when linear (each segment is
+    # a fresh nested dict, so memory effects add to the count) and 64x when quadratic; the
+    # bound sits between the two. The lowest of up to three ratios: load on a shared machine
+    # inflates single readings.
     _decode_cpu(1000)  # warm up
     readings = []
     for _ in range(3):
-        small = min(_decode_cpu(8000) for _ in range(3))
+        small = min(_decode_cpu(4000) for _ in range(3))
         large = min(_decode_cpu(32000) for _ in range(3))
         readings.append((large / max(small, 1e-4), small, large))
-        if readings[-1][0] < 8:
+        if readings[-1][0] < 32:
             break
-    assert min(readings)[0] < 8, readings
+    assert min(readings)[0] < 32, readings
 
 
 # --- collation, as JavaScript's localeCompare ----------------------------------------------------
