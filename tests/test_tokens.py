@@ -239,11 +239,12 @@ def test_least_count_splits_as_cl100k_does(text: str) -> None:
     """least_count's pieces are cl100k's own pre-split pieces: they make up the
     text and their counts sum to its count (a piece tiktoken splits would count
     more), so their number bounds the count from below."""
+    encode = tokens.encoding().encode_ordinary  # tiktoken's own: tokens.count splits as this does
     pieces = [found.group() for found in tokens._CL100K_ASCII.finditer(text)]
     assert "".join(pieces) == text
-    assert sum(tokens.count(piece) for piece in pieces) == tokens.count(text)
+    assert sum(len(encode(piece)) for piece in pieces) == len(encode(text))
     least = tokens.least_count(text)
-    assert least == len(pieces) and least <= tokens.count(text)
+    assert least == len(pieces) and least <= len(encode(text))
 
 
 def test_least_count_is_for_ascii_only() -> None:
@@ -274,6 +275,28 @@ def test_count_around_counts_only_between_windows(monkeypatch: pytest.MonkeyPatc
     total = tokens.count_around(text, found)
     assert total == real(text)
     assert sum(map(len, counted)) == len(text) - sum(end - start for start, end, _ in found)
+
+
+def test_ascii_cl100k_text_is_split_here_not_by_tiktoken(monkeypatch: pytest.MonkeyPatch) -> None:
+    """ASCII text under cl100k is counted by cl100k_count (its pieces' remembered
+    counts); other text, and other encodings, by tiktoken's encode_ordinary."""
+    loaded = tokens.encoding()
+    text = 'GCX1 tool=t\n{"a": 12345, "b": "don\'t"}\t  \r\n  x'
+    expected = len(loaded.encode_ordinary(text))
+    long = text * 3000  # longer than tiktoken's chunks: counted whole here
+    expected_long = len(loaded.encode_ordinary(long))
+
+    def refuse(self: object, text: str) -> list[int]:
+        raise AssertionError("tiktoken split the text")
+
+    monkeypatch.setattr(type(loaded), "encode_ordinary", refuse)
+    assert tokens.count(text) == expected
+    assert tokens.count(long) == expected_long
+    for other, name in (("caf\u00e9", "cl100k_base"), (text, "o200k_base")):
+        with pytest.raises(AssertionError, match="tiktoken split"):
+            tokens.count(other, name)
+    # o200k splits otherwise: the scanner is cl100k's only
+    assert tokens._piece_tokens(tokens.encoding("o200k_base")) is None
 
 
 # --- counting only where two texts differ -----------------------------------------------------

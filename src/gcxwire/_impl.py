@@ -68,6 +68,7 @@ unescape = _twin.unescape
 find_text = _twin.find_text
 break_cells = _twin.break_cells
 keys_differ = _twin.keys_differ
+cl100k_count = _twin.cl100k_count
 
 
 @contextlib.contextmanager

@@ -27,12 +27,15 @@ code lives in the included parts, one job each:
   _plan_rows.pxi     per-row work of the planning passes: a list column moved
                      out to a child section, the `crlf=` rewrite, the rows a
                      template holds
+  _count.pxi         exact cl100k token counts of ASCII text: its pre-split
+                     pieces, each piece's count remembered
 """
 
 import math
 
 import orjson
 
+from cpython.bytes cimport PyBytes_FromStringAndSize
 from cpython.long cimport PyLong_AsLongLongAndOverflow, PyLong_AsSsize_t, PyLong_FromLongLong
 from cpython.mem cimport PyMem_Free, PyMem_Malloc, PyMem_Realloc
 from cpython.object cimport PyObject_Repr, PyObject_Str, PyTypeObject
@@ -54,7 +57,7 @@ from cpython.unicode cimport (
 )
 from libc.math cimport isfinite, signbit
 from libc.stdint cimport uint64_t
-from libc.string cimport memchr, memcmp, memcpy, memmove, strlen
+from libc.string cimport memchr, memcmp, memcpy, memmove, memset, strlen
 
 from ._values import ABSENT, int_to_str, path_join, str_to_int
 from ._values import dumps as dumps_cell
@@ -136,6 +139,7 @@ __all__ = [
     "flat_prefixes",
     "keys_differ",
     "break_lines",
+    "cl100k_count",
 ]
 
 cdef object _ABSENT = ABSENT
@@ -203,3 +207,4 @@ include "_flat_search.pxi"
 include "_find.pxi"
 include "_plain_tree.pxi"
 include "_lines_scan.pxi"
+include "_count.pxi"

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence, Sized
 from itertools import accumulate, repeat
 from typing import Any
 
@@ -64,6 +64,7 @@ __all__ = [
     "flat_prefixes",
     "keys_differ",
     "break_lines",
+    "cl100k_count",
 ]
 
 _UNESCAPED = {"t": "\t", "n": "\n"}
@@ -1460,3 +1461,47 @@ def break_lines(text: str, start: int, least: int, /) -> list[int]:
         return []
     lines = text.split("\n")
     return [i for i in range(max(start, 0), len(lines)) if lines[i].count("\\n") >= least]
+
+
+# ---------------------------------------------------------------- counter: cl100k counts
+
+
+# cl100k's pre-split pattern (tiktoken's pat_str) written for ASCII text, where
+# \p{L} is [A-Za-z], \p{N} is [0-9] and \s is its six ASCII characters (Python's
+# \s would add \x1c-\x1f). Its possessive quantifiers are greedy here: each one
+# ends its alternative or is followed by what it cannot match, so backtracking
+# never finds another match. tokens.least_count counts its pieces.
+_S = "\t\n\x0b\x0c\r "
+_CL100K_ASCII = re.compile(
+    f"'(?i:[sdmt]|ll|ve|re)|[^\\r\\nA-Za-z0-9]?[A-Za-z]+|[0-9]{{1,3}}| ?[^{_S}A-Za-z0-9]+[\\r\\n]*"
+    f"|[{_S}]+\\Z|[{_S}]*[\\r\\n]|[{_S}]+(?![^{_S}])|[{_S}]"
+)
+_MEMO_MOST = 1 << 14  # remembered pieces: emptied when full
+_MEMO_LONGEST = 64  # longer pieces are counted each time
+_memo: dict[str, int] = {}
+_memo_bpe: list[object] = [None]  # the counter the memo's counts came from
+
+
+def cl100k_count(text: str, bpe: Callable[[bytes], Sized], /) -> int | None:
+    """``text``'s cl100k token count, or None when ``text`` is not ASCII:
+    ``bpe(piece)`` is cl100k's tokens of one pre-split piece (bytes), and each
+    piece's count is remembered (a bounded table, emptied for another ``bpe``)."""
+    if not isinstance(text, str):
+        raise TypeError(_NOT_TEXT.format(type(text).__name__))
+    if not text.isascii():
+        return None
+    memo = _memo
+    if bpe is not _memo_bpe[0]:
+        memo.clear()
+        _memo_bpe[0] = bpe
+    total = 0
+    for piece in _CL100K_ASCII.findall(text):
+        found = memo.get(piece)
+        if found is None:
+            found = len(bpe(piece.encode("ascii")))
+            if len(piece) <= _MEMO_LONGEST and bpe is _memo_bpe[0]:
+                if len(memo) >= _MEMO_MOST:
+                    memo.clear()
+                memo[piece] = found
+        total += found
+    return total

@@ -24,8 +24,11 @@ import importlib.util
 import os
 import re
 import tempfile
+from collections.abc import Callable, Sized
 from typing import TYPE_CHECKING
 
+from . import _speedups_py
+from ._impl import cl100k_count
 from .errors import TokenizerUnavailableError
 
 if TYPE_CHECKING:
@@ -186,13 +189,41 @@ def next_cut(text: str, pos: int, /) -> int:
     return len(text) if found is None else found.end()
 
 
+# cl100k_base's pre-split pattern as tiktoken has it: cl100k_count splits ASCII
+# text by this pattern, so it is used only where the loaded encoding has it.
+_CL100K_PATTERN = (
+    r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+"""
+    r"""|\s++$|\s*[\r\n]|\s+(?!\S)|\s"""
+)
+
+
+@functools.lru_cache(maxsize=4)
+def _piece_tokens(loaded: tiktoken.Encoding) -> Callable[[bytes], Sized] | None:
+    """``loaded``'s tokens of one pre-split piece, if it splits as cl100k does:
+    the one callable cl100k_count remembers counts for (a new one empties them)."""
+    if getattr(loaded, "_pat_str", None) != _CL100K_PATTERN:
+        return None
+    single: Callable[[bytes], Sized] | None = getattr(
+        getattr(loaded, "_core_bpe", None), "encode_single_piece", None
+    )
+    return single
+
+
 def count(text: str, /, encoding: str = "cl100k_base") -> int:
     """Number of tokens of ``text`` under ``encoding``, as ordinary text.
 
     Special-token text such as ``<|endoftext|>`` is counted as the plain
     characters it is, which is how a tool response reaches a model.
+    ASCII text under cl100k is split into its pieces here and each piece's
+    count remembered (cl100k_count), the same count tiktoken gives.
     """
-    encode = _encoding(encoding).encode_ordinary
+    loaded = _encoding(encoding)
+    pieces = _piece_tokens(loaded) if encoding == "cl100k_base" else None
+    if pieces is not None:
+        found = cl100k_count(text, pieces)
+        if found is not None:
+            return found
+    encode = loaded.encode_ordinary
     if len(text) <= _CHUNK:
         return len(encode(text))
     total = start = 0
@@ -328,17 +359,10 @@ def count_around(text: str, windows: list[Window], /, encoding: str = "cl100k_ba
     return total + (count(text[at:], encoding) if at < len(text) else 0)
 
 
-# cl100k's pre-split pattern (tiktoken's pat_str) written for ASCII text, where
-# \p{L} is [A-Za-z], \p{N} is [0-9] and \s is its six ASCII characters (Python's
-# \s would add \x1c-\x1f). Its possessive quantifiers are greedy here: each one
-# ends its alternative or is followed by what it cannot match, so backtracking
-# never finds another match. tiktoken encodes each piece apart, into at least
-# one token: the number of pieces is a lower bound of the count.
-_S = "\t\n\x0b\x0c\r "
-_CL100K_ASCII = re.compile(
-    f"'(?i:[sdmt]|ll|ve|re)|[^\\r\\nA-Za-z0-9]?[A-Za-z]+|[0-9]{{1,3}}| ?[^{_S}A-Za-z0-9]+[\\r\\n]*"
-    f"|[{_S}]+\\Z|[{_S}]*[\\r\\n]|[{_S}]+(?![^{_S}])|[{_S}]"
-)
+# least_count's pieces are cl100k's, split by the pure twin's regex of its
+# pattern for ASCII text (_speedups_py): tiktoken encodes each piece apart, into
+# at least one token, so the number of pieces is a lower bound of the count.
+_CL100K_ASCII = _speedups_py._CL100K_ASCII
 
 
 def least_count(text: str, /) -> int | None:
