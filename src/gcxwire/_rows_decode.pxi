@@ -110,6 +110,7 @@ def decode_rows(
     cdef Py_UCS4 c
     cdef Py_ssize_t *ends = _cell_ends(len(fs))
     cdef Py_ssize_t left = max_padding  # cells short rows may still have filled in
+    cdef Py_ssize_t before
     cdef dict row
     try:
         while pos < n:
@@ -140,8 +141,8 @@ def decode_rows(
                 if c == _HASH:  # #
                     comments.append(PyUnicode_Substring(text, pos + 1, stop))
                 else:
+                    brackets = 0
                     if typed and stop - pos > max_depth:  # a shorter line cannot nest deeper
-                        brackets = 0
                         if kind == PyUnicode_1BYTE_KIND:
                             brackets = _count_brackets(<Py_UCS1 *>data + pos, stop - pos)
                         else:
@@ -149,12 +150,29 @@ def decode_rows(
                                 c = PyUnicode_READ(kind, data, i)
                                 if c == _LBRACKET or c == _LBRACE:
                                     brackets += 1
-                        if brackets > max_depth and _deep_cell(kind, data, pos, stop, max_depth):
-                            return rows, comments, pos, max_padding - left
-                    row = _read_row(
-                        text, kind, data, pos, stop, fs, typed, empty_null, floats, pos, ends,
-                        &left,
-                    )
+                    if brackets > max_depth:
+                        # A line that may nest too deep is read first and its parsed
+                        # cells measured (the JSON parsers bound their own depth):
+                        # the text scan cost a fifth of the parse. Where the line
+                        # is no row, the scan says whether the caller must see it.
+                        # (A line left to the caller fills in no cells: left goes back.)
+                        before = left
+                        try:
+                            row = _read_row(
+                                text, kind, data, pos, stop, fs, typed, empty_null, floats,
+                                pos, ends, &left,
+                            )
+                        except DecodeError:
+                            if _deep_cell(kind, data, pos, stop, max_depth):
+                                return rows, comments, pos, max_padding - before
+                            raise
+                        if row is not None and _row_deeper(row, max_depth):
+                            return rows, comments, pos, max_padding - before
+                    else:
+                        row = _read_row(
+                            text, kind, data, pos, stop, fs, typed, empty_null, floats, pos,
+                            ends, &left,
+                        )
                     if row is None:  # its padding would pass max_padding
                         return rows, comments, pos, max_padding - left
                     rows.append(row)

@@ -31,3 +31,53 @@ def test_digit_runs_in_json_cells_keep_ints_exact(pad: str, digits: int) -> None
     (row,) = gcx.decode(text)
     assert row == {"a": [pad, big, 0.5]}
     assert type(row["a"][1]) is int
+
+
+_DEEP6 = "[" * 6 + "1" + "]" * 6
+_TOO_DEEP = "JSON literal nests deeper than 5 levels (line 2, column 1)"
+
+
+@pytest.mark.parametrize(
+    "row",
+    [
+        _DEEP6,
+        '{"a":{"b":[{"c":[[1]]}]}}',  # objects and lists mixed
+        "[" * 2000 + "]" * 2000,  # past orjson's own depth limit
+        "[" * 8,  # not JSON at all
+        "[" * 6 + "9" * 25 + "]" * 6,  # a big int: the exact parser reads it
+        '["\u0101",' + _DEEP6 + "]",  # 2-byte text
+        _DEEP6 + "\t[x",  # a bad literal after the deep one: depth is named first
+        _DEEP6 + "\t1",  # a cell more than the fields
+    ],
+)
+def test_depth_limit_wins_over_other_row_errors(row: str) -> None:
+    # The reader may parse a line before it measures its depth; the error it
+    # gives is still the depth limit's, at the line's start.
+    text = f"GCX1 tool=t fields=a\n{row}\n"
+    with pytest.raises(DecodeError) as info:
+        gcx.decode(text, limits=Limits(max_depth=5))
+    assert str(info.value) == _TOO_DEEP
+    assert (info.value.lineno, info.value.colno) == (2, 1)
+
+
+def test_many_brackets_within_the_depth_limit_decode() -> None:
+    shallow = "[" + ",".join(['{"k":[[1]]}'] * 20) + "]"  # 4 deep, 60 brackets
+    text = f"GCX1 tool=t fields=a,b\n{shallow}\t{_DEEP6[1:-1]}\n"
+    (row,) = gcx.decode(text, limits=Limits(max_depth=5))
+    assert row == {"a": [{"k": [[1]]}] * 20, "b": [[[[[1]]]]]}
+    bad = f"GCX1 tool=t fields=a,b\n{shallow}\t[x\n"
+    with pytest.raises(DecodeError, match="Cell is not a valid JSON literal") as info:
+        gcx.decode(bad, limits=Limits(max_depth=5))
+    assert (info.value.lineno, info.value.colno) == (2, len(shallow) + 2)
+
+
+@pytest.mark.parametrize("pad", ["", "\u0101"])
+@pytest.mark.parametrize("offset", range(18))
+def test_big_ints_found_at_every_offset(pad: str, offset: int) -> None:
+    # The digit-run search looks at every 17th character: a 20-digit int (past
+    # 64 bits, which orjson would read as a float) at each place against that stride.
+    big = int("9" * 20)
+    cell = "[" + '"' + pad + "x" * offset + '",' + f"{big},1234567890123456]"
+    (row,) = gcx.decode(f"GCX1 tool=t fields=a\n{cell}\n")
+    assert row == {"a": [pad + "x" * offset, big, 1234567890123456]}
+    assert type(row["a"][1]) is int
