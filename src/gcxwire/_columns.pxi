@@ -1,5 +1,8 @@
 # --------------------------------------------------------- reading rows by path
 
+cdef extern from "_gcx_keys.h":
+    bint gcx_same_key(PyObject *a, PyObject *b) noexcept
+
 
 cdef inline int _raise_if_set() except -1:
     # After a NULL from a C-API lookup: propagate its error, if it set one.
@@ -23,6 +26,8 @@ cdef class _Columns:
     cdef Py_ssize_t *g_count  # per group: its number of members
     cdef PyObject **keys  # per slot: its member key (borrowed from members)
     cdef PyObject **slots  # per slot: the current row's value (owned), or NULL if absent
+    cdef Py_ssize_t *filled  # the slots gather set, nfilled of them: release clears only these
+    cdef Py_ssize_t nfilled
     cdef tuple row_keys  # when not None: the keys every row must hold, in this order
     cdef bint exact  # read through exact dicts only: a row or member of another type holds nothing
 
@@ -30,6 +35,8 @@ cdef class _Columns:
         self.ncols = self.ngroups = self.nslots = 0
         self.col_slot = self.g_parent = self.g_first = self.g_count = NULL
         self.keys = self.slots = NULL
+        self.filled = NULL
+        self.nfilled = 0
         self.row_keys = None
         self.exact = False
 
@@ -41,6 +48,7 @@ cdef class _Columns:
         PyMem_Free(self.g_count)
         PyMem_Free(self.keys)
         PyMem_Free(self.slots)
+        PyMem_Free(self.filled)
 
     cdef int build(self, paths) except -1:
         cdef dict prefixes = None
@@ -103,9 +111,10 @@ cdef class _Columns:
             self.g_count = <Py_ssize_t *>PyMem_Malloc(self.ngroups * sizeof(Py_ssize_t))
             self.keys = <PyObject **>PyMem_Malloc((total + 1) * sizeof(PyObject *))
             self.slots = <PyObject **>PyMem_Malloc((total + 1) * sizeof(PyObject *))
+            self.filled = <Py_ssize_t *>PyMem_Malloc((total + 1) * sizeof(Py_ssize_t))
             if (
                 self.g_parent == NULL or self.g_first == NULL or self.g_count == NULL
-                or self.keys == NULL or self.slots == NULL
+                or self.keys == NULL or self.slots == NULL or self.filled == NULL
             ):
                 raise MemoryError()
             s = 0
@@ -133,14 +142,17 @@ cdef class _Columns:
     cdef int gather(self, object row, Py_ssize_t index) except -1:
         # Every slot's value in this row (the slots must be released); 1 when
         # the row's keys are not row_keys. A group's dict whose keys come in
-        # the expected order is read by one walk with pointer compares (keys of
-        # rows built alike are the same objects); members not met that way are
-        # looked up.
-        cdef Py_ssize_t g, j, n, first, pos, e, m
+        # the expected order is read by one walk (keys of rows built alike are
+        # the same objects: pointer compares; else, from the first key not met
+        # that way, gcx_same_key's compares without a hash lookup); members not
+        # met that way are looked up.
+        cdef Py_ssize_t g, j, j0, n, first, pos, e, m
         cdef PyObject *d
         cdef PyObject *k
         cdef PyObject *v
         cdef PyObject **want
+        cdef PyObject **ks
+        cdef bint by_value
         for g in range(self.ngroups):
             if g == 0:
                 d = <PyObject *>row
@@ -156,6 +168,7 @@ cdef class _Columns:
                     raise TypeError(f"Row {index} holds a non-object where a column path goes on")
             first = self.g_first[g]
             n = self.g_count[g]
+            ks = self.keys + first
             pos = 0
             j = 0
             if g == 0 and self.row_keys is not None:  # the same walk checks the row's keys
@@ -165,31 +178,40 @@ cdef class _Columns:
                     return 1
                 e = 0
                 while _dict_next(d, &pos, &k, &v):
-                    if e >= m or (k != want[e] and not _same_key(k, want[e])):
+                    if e >= m or (
+                        k != want[e] and not gcx_same_key(k, want[e]) and not _same_key(k, want[e])
+                    ):
                         return 1
                     e += 1
-                    if j < n and k == self.keys[first + j]:
-                        _incref(v)
-                        self.slots[first + j] = v
+                    if j < n and gcx_same_key(k, ks[j]):
+                        self._fill(first + j, v)
                         j += 1
                 if e != m:
                     return 1
             else:
-                # Each key is looked for by identity from the last one met on:
-                # a row holding some of the members in member order (a sparse
-                # row) is read in one walk, its other members absent. A key not
-                # met that way ends the walk (so it stays linear) and the
-                # members still unset are looked up; so are they when keys
-                # beside the members were passed over.
+                # Each key is looked for from the last one met on: a row holding
+                # some of the members in member order (a sparse row) is read in
+                # one walk, its other members absent. A key not met that way
+                # ends the walk (so it stays linear) and the members still unset
+                # are looked up; so are they when keys beside the members were
+                # passed over.
                 m = _dict_size(d)
                 e = 0
+                by_value = False
                 while _dict_next(d, &pos, &k, &v):
-                    while j < n and k != self.keys[first + j]:
-                        j += 1
+                    if not by_value:
+                        j0 = j
+                        while j < n and k != ks[j]:
+                            j += 1
+                        if j == n:  # not met by address: compare by value from here on
+                            by_value = True
+                            j = j0
+                    if by_value:
+                        while j < n and not gcx_same_key(k, ks[j]):
+                            j += 1
                     if j == n:
                         break
-                    _incref(v)
-                    self.slots[first + j] = v
+                    self._fill(first + j, v)
                     j += 1
                     e += 1
                 if e == m:  # every key was a member: the unset members are absent
@@ -197,15 +219,21 @@ cdef class _Columns:
                 j = 0
             while j < n:
                 if self.slots[first + j] == NULL:
-                    v = _dict_get(d, self.keys[first + j])
+                    v = _dict_get(d, ks[j])
                     if v == NULL:
                         if _err_occurred() != NULL:
                             return -1
                     else:
-                        _incref(v)
-                        self.slots[first + j] = v
+                        self._fill(first + j, v)
                 j += 1
         return 0
+
+    cdef inline void _fill(self, Py_ssize_t s, PyObject *v):
+        # Slot s takes a reference to v; release clears it.
+        _incref(v)
+        self.slots[s] = v
+        self.filled[self.nfilled] = s
+        self.nfilled += 1
 
     cdef int keys_differ(self, object row) except -1:
         # 1 when the row's keys are not row_keys (in order), else 0.
@@ -222,14 +250,16 @@ cdef class _Columns:
         return 0 if e == m else 1
 
     cdef void release(self):
-        cdef Py_ssize_t s
+        cdef Py_ssize_t i, s
         cdef PyObject *v
         if self.slots == NULL:
             return
-        for s in range(self.nslots):
+        for i in range(self.nfilled):
+            s = self.filled[i]
             v = self.slots[s]
             self.slots[s] = NULL
             _xdecref(v)
+        self.nfilled = 0
 
     cdef list values(self):
         # The current row as encode_row's value list (_ABSENT, _HELD).
