@@ -2,11 +2,11 @@
 
 Starts the same real MCP server (tests/proxy/servers/table_server.py, its
 ``rows_text`` tool: pretty JSON text of n rows) five ways: bare, behind
-``gcxwire proxy``, behind ``bench/stdio_floor.py`` (a pass-through asyncio
-relay built as gcxwire's is: one process hop each way), behind
-``stdio_floor.py --threads`` (the same hop with a thread per direction blocked
-in ``os.read``, no event loop) and behind ``mcp-compressor --toonify`` (PyPI,
-the ``bench`` dependency group).
+``gcxwire proxy``, behind ``bench/stdio_floor.py`` (a pass-through relay on
+asyncio streams: one process hop each way), behind ``stdio_floor.py --threads``
+(the same hop with a thread per direction blocked in ``os.read``, as gcxwire's
+stdio relay is built) and behind ``mcp-compressor --toonify`` (PyPI, the
+``bench`` dependency group).
 Each is driven over stdio by one plain JSON-RPC client, so the client's cost
 is the same for all. Reports, per row count:
 
@@ -23,6 +23,7 @@ cache of the last texts makes a repeated answer cheaper than a new one.
 
     python bench/proxy_latency.py            # 1, 50 and 5,000 rows, 3 runs
     python bench/proxy_latency.py --quick    # fewer calls, one run
+    python bench/proxy_latency.py --before ../old/src   # and an older gcxwire beside it
 """
 
 from __future__ import annotations
@@ -46,18 +47,21 @@ SIZES = (1, 50, 5000)
 TICK = os.sysconf("SC_CLK_TCK")
 
 
-def setups() -> dict[str, list[str]]:
+def setups(before: str | None = None) -> dict[str, list[str]]:
     out = {
         "bare": SERVER,
         "gcxwire": [sys.executable, "-m", "gcxwire.proxy", "--", *SERVER],
-        # a pass-through asyncio relay: what one more process hop costs here
+        # a pass-through relay on asyncio streams: one more process hop
         "asyncio floor": [sys.executable, str(ROOT / "bench" / "stdio_floor.py"), "--", *SERVER],
-        # the same hop with a thread per direction in blocking reads, no event loop
+        # the same hop with a thread per direction in blocking reads, as gcxwire's
         "thread floor": [
             *(sys.executable, str(ROOT / "bench" / "stdio_floor.py"), "--threads", "--"),
             *SERVER,
         ],
     }
+    if before is not None:  # another checkout's gcxwire, for a before/after in one run
+        env = ["env", f"PYTHONPATH={before}"]
+        out["gcxwire before"] = [*env, sys.executable, "-m", "gcxwire.proxy", "--", *SERVER]
     compressor = shutil.which("mcp-compressor")
     if compressor:
         out["mcp-compressor"] = [compressor, "--toonify", "--", *SERVER]
@@ -228,10 +232,15 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--sizes", type=int, nargs="+", default=list(SIZES), help="row counts")
     parser.add_argument("--calls", type=int, help="calls per size and run (default: by size)")
+    parser.add_argument(
+        "--before",
+        metavar="SRC",
+        help="also run the gcxwire found in SRC (another checkout's src, built), side by side",
+    )
     args = parser.parse_args()
     sizes = tuple(args.sizes)
     runs = 1 if args.quick else args.runs
-    configs = setups()
+    configs = setups(args.before)
     results: dict[tuple[str, int], list[dict[str, float]]] = {}
     loads = [os.getloadavg()[0]]
     for _ in range(runs):

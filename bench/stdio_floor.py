@@ -1,13 +1,14 @@
 """The floor of a stdio proxy: every line passed through, untouched.
 
 ``python bench/stdio_floor.py -- <server command>`` starts the server and
-copies lines both ways with asyncio pipes, as ``gcxwire proxy`` does, with no
-parsing and no rewrite. ``--threads`` copies the bytes instead with one thread
-per direction blocked in ``os.read`` on raw file descriptors (no event loop).
-``proxy_latency.py`` runs both beside the real proxies: what the asyncio one
-adds is the cost of one more process hop each way for a relay built as
-gcxwire's is, so a proxy's added time minus it is the proxy's own work; the
-threaded one shows what the same hop costs without an event loop.
+copies lines both ways with asyncio pipes (as gcxwire's gateway and ``--url``
+relay do), with no parsing and no rewrite. ``--threads`` copies the bytes
+instead with one thread per direction blocked in ``os.read`` on raw file
+descriptors, as gcxwire's single stdio server relay does (no event loop per
+line). ``proxy_latency.py`` runs both beside the real proxies: what the threaded
+one adds is the cost of one more process hop each way, so gcxwire's added time
+minus it is the proxy's own work; the asyncio one shows what the same hop
+costs through the event loop's streams.
 """
 
 from __future__ import annotations

@@ -12,18 +12,22 @@ from collections.abc import Callable, Sequence
 from typing import TextIO
 
 from .codecs import DcpCodec, optional_codec
-from .framing import BROKEN_PIPE_STATUS, LineReader, LineWriter, open_stdio
+from .framing import BROKEN_PIPE_STATUS, LineWriter, open_stdio
 from .gateway import Gateway, Member
 from .gateway_config import GatewayConfigError, ServerSpec, load_gateway_config
 from .http_upstream import HttpUnavailable, HttpUpstream, require_httpx
 from .interceptor import HintSession, ResponseInterceptor
+from .jsonrpc import PendingRequest
 from .lifecycle import SchemaLifecycle, SchemaVersion
+from .link import ResponseRewriter
 from .options import ProxyOptions, parse_options
+from .pipes import FdWriter, PipeUpstream
 from .presets import FieldFilter, PresetError, load_filters, load_layouts, load_schema_defs
 from .registry import SchemaResources, ServedRegistry, lifecycle_schemas
 from .relay import Relay
 from .stats import ProxyStats, write_gateway_stats
-from .upstream import Upstream, server_env
+from .stdio_relay import ThreadRelay
+from .upstream import server_env
 
 __all__ = ["build_interceptor", "build_members", "main"]
 
@@ -66,9 +70,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     os.dup2(2, 1)
 
     async def serve() -> int:
-        client_in, client_out = await open_stdio(0, wire_fd)
-        core: Relay | Gateway
-        if options.servers is not None:
+        core: Relay | Gateway | ThreadRelay
+        client_out: LineWriter | FdWriter
+        if options.servers is None and options.url is None:  # one stdio server: threads
+            env = server_env(os.environ, options.env, () if options.isolate_env else None)
+            pipes = PipeUpstream(
+                options.command, name=options.server_name, full_env=env, cwd=options.cwd
+            )
+            rewriter, local = _rewriter(options, interceptor)
+            core = ThreadRelay(0, wire_fd, pipes, rewriter, local=local)
+            client_out = core.client_out
+        elif options.servers is not None:
+            client_in, client_out = await open_stdio(0, wire_fd)
             core = Gateway(
                 client_in,
                 client_out,
@@ -78,20 +91,16 @@ def main(argv: Sequence[str] | None = None) -> int:
                 registry=options.registry,
             )
         else:
-            upstream: Upstream | HttpUpstream
-            if options.url is not None:
-                upstream = HttpUpstream(
-                    options.url,
-                    name=options.server_name,
-                    headers=options.headers,
-                    timeout=options.http_timeout,
-                )
-            else:
-                env = server_env(os.environ, options.env, () if options.isolate_env else None)
-                upstream = Upstream(
-                    options.command, name=options.server_name, full_env=env, cwd=options.cwd
-                )
-            core = _relay(options, client_in, client_out, upstream, interceptor)
+            assert options.url is not None
+            client_in, client_out = await open_stdio(0, wire_fd)
+            upstream = HttpUpstream(
+                options.url,
+                name=options.server_name,
+                headers=options.headers,
+                timeout=options.http_timeout,
+            )
+            rewriter, local = _rewriter(options, interceptor)
+            core = Relay(client_in, client_out, upstream, rewriter, local=local)
         loop = asyncio.get_running_loop()
         for name in ("SIGTERM", "SIGINT", "SIGHUP"):
             _on_signal(loop, name, core.request_stop)
@@ -115,19 +124,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.close(wire_fd)
 
 
-def _relay(
-    options: ProxyOptions,
-    client_in: LineReader,
-    client_out: LineWriter,
-    upstream: Upstream | HttpUpstream,
-    interceptor: ResponseInterceptor,
-) -> Relay:
-    """The single-server relay, serving the schema registry where there is one."""
+def _rewriter(
+    options: ProxyOptions, interceptor: ResponseInterceptor
+) -> tuple[ResponseRewriter, Callable[[PendingRequest], bytes | None] | None]:
+    """The single server's rewriter, and the schema registry's own answers where there is one."""
     lifecycle = interceptor.lifecycle
     if not options.registry or lifecycle is None:
-        return Relay(client_in, client_out, upstream, interceptor)
+        return interceptor, None
     served = ServedRegistry(interceptor, SchemaResources(lambda: lifecycle_schemas(lifecycle)))
-    return Relay(client_in, client_out, upstream, served, local=served.answer_locally)
+    return served, served.answer_locally
 
 
 def build_members(options: ProxyOptions, specs: Sequence[ServerSpec]) -> list[Member]:

@@ -33,7 +33,7 @@ from .jsonrpc import (
 )
 from .upstream import DRAIN_AFTER_EXIT_TIMEOUT, Upstream
 
-__all__ = ["ResponseRewriter", "UpstreamLink", "describe_exit", "exit_status"]
+__all__ = ["Framer", "ResponseRewriter", "UpstreamLink", "describe_exit", "exit_status"]
 
 log = logging.getLogger(__name__)
 
@@ -131,6 +131,7 @@ class UpstreamLink:
         self._wake = asyncio.Event()
         self._writer: asyncio.Task[None] | None = None
         self._rewriting: asyncio.Future[bytes] | None = None  # a rewrite in a thread
+        self._blocking_rewrite: threading.Event | None = None  # the same, for a relay thread
 
     @property
     def name(self) -> str:
@@ -201,34 +202,27 @@ class UpstreamLink:
         Requests still in flight then get an error each: nobody else would
         answer them.
         """
-        held: list[bytes] = []  # lines of an answer printed over several lines
-        held_bytes = 0
+        framer = Framer(self)
         try:
             while (line := await self.upstream.readline()) is not None:
-                if not line.strip():
-                    continue
-                message = parse_line(line)
-                alone = message is not None or parse_lenient(line) is not None
-                if held and alone:  # the held lines made no message: as they came
-                    await self._release(held)
-                elif held or (not alone and line.lstrip()[:1] in (b"{", b"[")):
-                    held.append(line)
-                    held_bytes = held_bytes + len(line) if len(held) > 1 else len(line)
-                    joined = self._joined(held)
-                    if joined is None:
-                        if held_bytes > MAX_JOINED_BYTES:
-                            await self._release(held)
-                        continue
-                    held.clear()
-                    line, message = joined, parse_line(joined)
-                await self._deliver(await self._answer(line, message))
-            await self._release(held)
+                raw, whole, message = framer.feed(line)
+                for as_it_came in raw:
+                    await self._deliver(as_it_came)
+                if whole is not None:
+                    await self._deliver(await self._answer(whole, message))
+            for as_it_came in framer.release():
+                await self._deliver(as_it_came)
         finally:
             if self._writer is not None:
                 self._writer.cancel()
                 self._writer = None
             self._queue.clear()
             self._queued_bytes = 0
+        return await self.finish()
+
+    async def finish(self) -> int:
+        """Once the server's stdout is done: its exit status, after an error
+        for each request still in flight (nobody else would answer them)."""
         status = await self.upstream.wait(DRAIN_AFTER_EXIT_TIMEOUT)
         if status is None:
             status = await self.upstream.stop()
@@ -237,27 +231,6 @@ class UpstreamLink:
         for request in self.pending.drain():
             await self._deliver(self.gone_error(request.id, status))
         return exit_status(status)
-
-    def _joined(self, held: list[bytes]) -> bytes | None:
-        """The held lines as one message once they make one (``None`` meanwhile).
-
-        JSON strings cannot hold a raw newline, so joining the lines with a
-        space keeps every token as the server wrote it.
-        """
-        last = held[-1]
-        if last[:1].isspace() or last.rstrip()[-1:] not in (b"}", b"]"):
-            return None  # not where a printed value ends
-        joined = b" ".join(held)
-        if parse_line(joined) is None and parse_lenient(joined) is None:
-            return None
-        log.warning("%s printed one message over %d lines; joined", self.name, len(held))
-        return joined
-
-    async def _release(self, held: list[bytes]) -> None:
-        for line in held:
-            self._log_not_json(line)
-            await self._deliver(line)
-        held.clear()
 
     async def _answer(self, line: bytes, message: Any) -> bytes:
         """The line to deliver for one server line (``message`` is its strict
@@ -275,18 +248,41 @@ class UpstreamLink:
         try:
             return await asyncio.wait_for(asyncio.shield(self._rewriting), REWRITE_BUDGET)
         except asyncio.TimeoutError:
-            log.warning(
-                "rewriting a %d-byte answer of %s took over %.0f s; forwarding it as is",
-                len(line),
-                self.name,
-                REWRITE_BUDGET,
-            )
+            self._log_over_budget(len(line))
             return line
 
     def answer(self, line: bytes) -> bytes:
         """The line to deliver for one server line: rewritten if it answers a request."""
         matched = self._match(line, parse_line(line))
         return line if matched is None else self._rewrite(line, *matched)
+
+    def answer_blocking(self, line: bytes, message: Any) -> bytes:
+        """:meth:`_answer` for a relay thread: a big rewrite runs in a thread of
+        its own, waited for at most ``REWRITE_BUDGET``, as on the event loop."""
+        matched = self._match(line, message)
+        if matched is None:
+            return line
+        request, message = matched
+        if self._blocking_rewrite is not None and not self._blocking_rewrite.is_set():
+            log.warning("%s: an earlier rewrite is still running; forwarding as is", self.name)
+            return line
+        if len(line) <= OFFLOAD_BYTES:
+            return self._rewrite(line, request, message)
+        done = threading.Event()
+        result = [line]
+
+        def work() -> None:
+            try:
+                result[0] = self._rewrite(line, request, message)
+            finally:
+                done.set()
+
+        self._blocking_rewrite = done
+        threading.Thread(target=work, name="gcxwire-rewrite", daemon=True).start()
+        if done.wait(REWRITE_BUDGET):
+            return result[0]
+        self._log_over_budget(len(line))
+        return line
 
     def _match(self, line: bytes, message: Any) -> tuple[PendingRequest, JsonObject] | None:
         """The request ``line`` answers and the parsed answer, if it is one to
@@ -342,6 +338,73 @@ class UpstreamLink:
             {"server": self.name},
         )
 
+    def _log_over_budget(self, size: int) -> None:
+        log.warning(
+            "rewriting a %d-byte answer of %s took over %.0f s; forwarding it as is",
+            size,
+            self.name,
+            REWRITE_BUDGET,
+        )
+
     def _log_not_json(self, line: bytes) -> None:
         log.warning("%s wrote a %d-byte line that is not JSON; forwarding it", self.name, len(line))
         log.debug("%s: the line is %.200r", self.name, line)
+
+
+class Framer:
+    """A server's lines as messages: an answer printed over several lines
+    (pretty JSON) is joined back into one, up to ``MAX_JOINED_BYTES``; lines
+    that make no message go out as they came."""
+
+    def __init__(self, link: UpstreamLink) -> None:
+        self._link = link
+        self._held: list[bytes] = []
+        self._held_bytes = 0
+
+    def feed(self, line: bytes) -> tuple[list[bytes], bytes | None, Any]:
+        """For one server line: the lines to deliver first as they came, then
+        the message to answer (``None``: none yet) and its strict parse."""
+        if not line.strip():
+            return [], None, None
+        held = self._held
+        message = parse_line(line)
+        if not held and message is not None:  # the common case: one line, one message
+            return [], line, message
+        alone = message is not None or parse_lenient(line) is not None
+        if held and alone:  # the held lines made no message: as they came
+            return self.release(), line, message
+        if held or (not alone and line.lstrip()[:1] in (b"{", b"[")):
+            held.append(line)
+            self._held_bytes = self._held_bytes + len(line) if len(held) > 1 else len(line)
+            joined = self._joined()
+            if joined is None:
+                if self._held_bytes > MAX_JOINED_BYTES:
+                    return self.release(), None, None
+                return [], None, None
+            held.clear()
+            return [], joined, parse_line(joined)
+        return [], line, message
+
+    def release(self) -> list[bytes]:
+        """The held lines, to go out as they came."""
+        lines = list(self._held)
+        self._held.clear()
+        for line in lines:
+            self._link._log_not_json(line)
+        return lines
+
+    def _joined(self) -> bytes | None:
+        """The held lines as one message once they make one (``None`` meanwhile).
+
+        JSON strings cannot hold a raw newline, so joining the lines with a
+        space keeps every token as the server wrote it.
+        """
+        held = self._held
+        last = held[-1]
+        if last[:1].isspace() or last.rstrip()[-1:] not in (b"}", b"]"):
+            return None  # not where a printed value ends
+        joined = b" ".join(held)
+        if parse_line(joined) is None and parse_lenient(joined) is None:
+            return None
+        log.warning("%s printed one message over %d lines; joined", self._link.name, len(held))
+        return joined

@@ -22,7 +22,7 @@ from .jsonrpc import PendingRequest, batch_refusal, parse_line, request_of
 from .link import ResponseRewriter, UpstreamLink, exit_status
 from .upstream import Upstream
 
-__all__ = ["Relay"]
+__all__ = ["Relay", "client_route"]
 
 log = logging.getLogger(__name__)
 
@@ -85,35 +85,49 @@ class Relay:
 
     async def _pump_from_client(self) -> None:
         while (line := await self._client_in.readline()) is not None:
-            if not line.strip():
-                continue
-            message = parse_line(line)
-            if message is None:
-                log.warning("client sent a %d-byte line that is not JSON; forwarding it", len(line))
-                log.debug("the client's line is %.200r", line)
-            elif isinstance(message, list):
-                log.warning("client sent a JSON-RPC batch of %d; refusing it", len(message))
-                refusal = batch_refusal(message)
-                if refusal is not None:
-                    await self._client_out.write_line(refusal)
-                continue
-            elif isinstance(message, dict) and message.get("method") == "notifications/cancelled":
-                params = message.get("params")
-                if isinstance(params, dict):
-                    self._link.forget(params.get("requestId"))
-            request = request_of(message)
-            answer = self._answer_locally(request)
-            if answer is not None:  # the server never sees this request
-                await self._client_out.write_line(answer)
-                continue
-            await self._link.send(line, request)
+            reply, request, forward = client_route(line, self._link, self._local)
+            if reply is not None:
+                await self._client_out.write_line(reply)
+            if forward:
+                await self._link.send(line, request)
         log.info("client closed its input")
 
-    def _answer_locally(self, request: PendingRequest | None) -> bytes | None:
-        if request is None or self._local is None:
-            return None
-        try:
-            return self._local(request)
-        except Exception:  # never break a request: the server gets it as sent
-            log.exception("answering %s failed; sending it to the server", request.method)
-            return None
+
+def client_route(
+    line: bytes,
+    link: UpstreamLink,
+    local: Callable[[PendingRequest], bytes | None] | None,
+) -> tuple[bytes | None, PendingRequest | None, bool]:
+    """What to do with one client line: ``(reply, request, forward)``, the
+    proxy's own reply to the client if any, the request it carries (tracked
+    once sent), and whether the line goes to the server."""
+    if not line.strip():
+        return None, None, False
+    message = parse_line(line)
+    if message is None:
+        log.warning("client sent a %d-byte line that is not JSON; forwarding it", len(line))
+        log.debug("the client's line is %.200r", line)
+    elif isinstance(message, list):
+        log.warning("client sent a JSON-RPC batch of %d; refusing it", len(message))
+        return batch_refusal(message), None, False
+    elif isinstance(message, dict) and message.get("method") == "notifications/cancelled":
+        params = message.get("params")
+        if isinstance(params, dict):
+            link.forget(params.get("requestId"))
+    request = request_of(message)
+    answer = _answer_locally(request, local)
+    if answer is not None:  # the server never sees this request
+        return answer, None, False
+    return None, request, True
+
+
+def _answer_locally(
+    request: PendingRequest | None, local: Callable[[PendingRequest], bytes | None] | None
+) -> bytes | None:
+    if request is None or local is None:
+        return None
+    try:
+        return local(request)
+    except Exception:  # never break a request: the server gets it as sent
+        log.exception("answering %s failed; sending it to the server", request.method)
+        return None

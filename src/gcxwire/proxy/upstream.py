@@ -212,9 +212,14 @@ class Upstream:
                 await asyncio.wait_for(self._eof.wait(), EXIT_AFTER_SIGTERM_TIMEOUT)
             self._signal_group(_KILL, process)
         self._cut.set()
-        if not self._eof.is_set() and process.stdout is not None:
+        if not self._eof.is_set():
             log.warning("%s exited but something it started holds its stdout", self.name)
-            process.stdout.set_exception(_StdoutCut())  # ends a read waiting there
+            self._cut_stdout(process)
+
+    def _cut_stdout(self, process: asyncio.subprocess.Process) -> None:
+        """End a read of the server's stdout waiting there."""
+        if process.stdout is not None:
+            process.stdout.set_exception(_StdoutCut())
 
     async def reaped(self) -> None:
         """Until the exit is handled: its process group signalled, its stdout done."""
