@@ -320,3 +320,73 @@ def decode_row(str line, fields, bint typed, bint empty_null, frozenset floats, 
         )
     finally:
         PyMem_Free(ends)
+
+
+# ------------------------------------------------ what the cell-style passes look for
+
+
+cdef extern from "_gcx_escape.h":
+    uint64_t gcx_row_marks(const Py_UCS1 *p, Py_ssize_t n)
+
+
+def style_marks(text, bint header, /):
+    """``text_marks(text) + (crlf_cells(text, header),)``: ``(doubled, guarded, crlf, cells)``.
+
+    On long texts holding raw CRs (CR LF bodies) one pass finds both, where
+    each walked every body: it reads 64 bytes at a time and stops only at a
+    backslash, TAB, LF or CR.
+    """
+    cdef str s = _text_arg(text)
+    cdef Py_ssize_t n = len(s)
+    if PyUnicode_KIND(s) != PyUnicode_1BYTE_KIND or memchr(PyUnicode_DATA(s), _CR, n) == NULL:
+        return (*_text_marks(s), crlf_cells(s, header))
+    return _style_marks_1byte(<const Py_UCS1 *>PyUnicode_DATA(s), n, _rows_start(s, header))
+
+
+cdef tuple _style_marks_1byte(const Py_UCS1 *b, Py_ssize_t n, Py_ssize_t rows):
+    # _text_marks's three over the whole text and crlf_cells's indexes from ``rows``
+    # (-1: no row lines), in one pass.
+    cdef set cells = set()
+    cdef Py_ssize_t i = 0, j, width, k = 0, skip = 0, last_k = -1
+    cdef uint64_t mask
+    cdef Py_UCS1 u, nxt
+    cdef bint doubled = False, guarded = False, crlf = False
+    while i < n:
+        width = 64 if n - i >= 64 else n - i
+        mask = gcx_row_marks(b + i, width)
+        while mask:
+            j = i + gcx_lowest_bit(mask)
+            mask &= mask - 1
+            u = b[j]
+            if u == _TAB:
+                k += 1
+            elif u == _LF:
+                k = 0
+            elif u == _CR:
+                if 0 <= rows <= j and k != last_k:
+                    cells.add(k)
+                    last_k = k
+            elif j >= skip:  # a backslash that is not the second of a pair
+                nxt = b[j + 1] if j + 1 < n else 0
+                if nxt == _BACKSLASH:
+                    doubled = True
+                    skip = j + 2  # the pair is one escaped backslash: neither starts a guard
+                elif nxt == _LOWER_N:
+                    crlf = crlf or (j > 0 and b[j - 1] == _CR)
+                elif nxt == _MINUS or _ZERO <= nxt <= _NINE:
+                    guarded = guarded or j == 0 or b[j - 1] == _TAB or b[j - 1] == _LF
+                elif nxt == _LOWER_E:
+                    guarded = guarded or _guard_word(b, j, b"tru", 3) or _guard_word(
+                        b, j, b"fals", 4
+                    )
+                elif nxt == _LOWER_L:
+                    guarded = guarded or _guard_word(b, j, b"nul", 3)
+        i += width
+    return doubled, guarded, crlf, cells
+
+
+cdef inline bint _guard_word(const Py_UCS1 *b, Py_ssize_t at, const char *word, Py_ssize_t m):
+    # Whether `word` ends right before index at and starts a cell (_word_before, 1-byte).
+    if at < m or memcmp(b + at - m, word, m) != 0:
+        return False
+    return at == m or b[at - m - 1] == _TAB or b[at - m - 1] == _LF

@@ -22,6 +22,7 @@ from ._impl import (
     drop_crlf,
     escape,
     find_text,
+    style_marks,
     text_marks,
 )
 from ._values import ABSENT, NUMBER
@@ -60,10 +61,11 @@ def _cell_styles(
     # searches scan at ~1 ns a character (65 µs on symbols-500, 600 on issues-500).
     if "\\" not in text:
         return text, marks
-    # One leaf pass says which passes can find anything. Neither pass changes what
-    # the next one looks for: json=raw rewrites only JSON cells, which start with
-    # `[` or `{` and hold no raw CR; str= only cells that read as numbers or words.
-    doubled, guarded, crlf_seen = text_marks(text)
+    # One leaf pass says which passes can find anything, and which cells hold a raw
+    # CR. Neither pass changes what the next one looks for: json=raw rewrites only
+    # JSON cells, which start with `[` or `{` and hold no raw CR; str= only cells
+    # that read as numbers or words.
+    doubled, guarded, crlf_seen, cr_cells = style_marks(text, header)
     raw = _raw_json(text, header) if doubled else None
     if raw is not None:  # JSON cells as JSON: `json=raw` says their backslashes are single
         text = raw
@@ -72,7 +74,7 @@ def _cell_styles(
     if unguarded is not None:  # `str=a,b`: these columns' number-like strings unguarded
         text, names_text = unguarded
         marks.append((_STR, names_text))
-    crlf = _crlf(text, header, rows, cells, paths) if crlf_seen else None
+    crlf = _crlf(text, header, rows, cells, paths, cr_cells) if crlf_seen else None
     if crlf is not None:  # `crlf=body`: this column's line breaks are all CR LF, written \n
         text, names_text = crlf
         marks.append((_CRLF, names_text))
@@ -161,13 +163,14 @@ def _crlf(
     rows: Sequence[dict[str, Any]],
     cells: Sequence[str],
     paths: Sequence[Path | None],
+    held: set[int] | None = None,
 ) -> tuple[str, str] | None:
     """The rows without the CR of each CR LF in columns where every line break is CR LF.
 
     Text written with Windows line ends keeps a raw CR before each ``\\n``; in
     a column of strings whose every CR starts a CR LF and every LF ends one,
     ``crlf=`` says so once and the cells write ``\\n`` alone. None when no
-    column drops ``_CRLF_MIN`` CRs.
+    column drops ``_CRLF_MIN`` CRs. ``held``: crlf_cells(text, header), when known.
     """
     if "\r\\n" not in text:
         return None
@@ -175,7 +178,8 @@ def _crlf(
     size = len(rows)
     # Only a string's cell keeps its CRs raw (a JSON cell writes `\r`), so a column
     # whose strings hold CR LFs is among these; the others need no look at their rows.
-    held = crlf_cells(text, header)
+    if held is None:
+        held = crlf_cells(text, header)
     for k, path in enumerate(paths):
         if path is None or k >= len(cells) or k not in held:
             continue
@@ -183,8 +187,8 @@ def _crlf(
         sample = [_at(rows[i * size // _PROBES], path) for i in range(min(size, _PROBES))]
         if not all(v is ABSENT or (type(v) is str and _crlf_only(v)) for v in sample):
             continue
-        values = [v for v in _column(rows, path) if v is not ABSENT]
-        if any(type(v) is not str for v in values):
+        values = _strings(rows, path)
+        if values is None:
             continue
         joined = " ".join(values)  # the space keeps a CR and the next cell's LF apart
         if crlf_only(joined) and joined.count("\r") >= _CRLF_MIN:  # each CR is a CR LF
@@ -192,6 +196,23 @@ def _crlf(
     if not chosen:
         return None
     return drop_crlf(text, header, chosen), _name_list(cells[k] for k in chosen)
+
+
+def _strings(rows: Sequence[Any], path: Path) -> list[str] | None:
+    # The column's strings, absent cells left out; None at its first other value
+    # (a null body ends the look there, not after reading the whole column).
+    values: list[str] = []
+    key = path[0] if len(path) == 1 else None
+    for row in rows:
+        if key is not None:
+            v = row.get(key, ABSENT) if type(row) is dict else ABSENT
+        else:
+            v = _at(row, path)
+        if type(v) is str:
+            values.append(v)
+        elif v is not ABSENT:
+            return None
+    return values
 
 
 def _crlf_only(text: str) -> bool:

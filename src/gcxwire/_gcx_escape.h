@@ -10,7 +10,8 @@
    object header).
 
    gcx_specials(p, n): the same three bytes found as a bit mask of p[0:n],
-   n <= 64, for the scans of written rows (break_cells). */
+   n <= 64, for the scans of written rows (break_cells); gcx_row_marks(p, n)
+   those and CR (style_marks). */
 #ifndef GCXWIRE_GCX_ESCAPE_H
 #define GCXWIRE_GCX_ESCAPE_H
 
@@ -44,6 +45,31 @@ static inline uint64_t gcx_specials(const unsigned char *p, Py_ssize_t n) {
 #endif
     for (i = 0; i < n; i++)
         if (p[i] == '\\' || p[i] == '\t' || p[i] == '\n')
+            m |= (uint64_t)1 << i;
+    return m;
+}
+
+/* gcx_specials with CR too: the marks the cell-style scan (style_marks) reads. */
+#ifdef GCX_SSE2
+static inline unsigned int gcx_row_marks16(const unsigned char *p) {
+    const __m128i c = _mm_loadu_si128((const __m128i *)p);
+    const __m128i m = _mm_or_si128(
+        _mm_or_si128(_mm_cmpeq_epi8(c, _mm_set1_epi8('\\')), _mm_cmpeq_epi8(c, _mm_set1_epi8('\t'))),
+        _mm_or_si128(_mm_cmpeq_epi8(c, _mm_set1_epi8('\n')), _mm_cmpeq_epi8(c, _mm_set1_epi8('\r'))));
+    return (unsigned int)_mm_movemask_epi8(m);
+}
+#endif
+
+static inline uint64_t gcx_row_marks(const unsigned char *p, Py_ssize_t n) {
+    uint64_t m = 0;
+    Py_ssize_t i;
+#ifdef GCX_SSE2
+    if (n == 64)
+        return (uint64_t)gcx_row_marks16(p) | ((uint64_t)gcx_row_marks16(p + 16) << 16)
+               | ((uint64_t)gcx_row_marks16(p + 32) << 32) | ((uint64_t)gcx_row_marks16(p + 48) << 48);
+#endif
+    for (i = 0; i < n; i++)
+        if (p[i] == '\\' || p[i] == '\t' || p[i] == '\n' || p[i] == '\r')
             m |= (uint64_t)1 << i;
     return m;
 }

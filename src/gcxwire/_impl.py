@@ -67,6 +67,7 @@ break_lines = _twin.break_lines
 unescape = _twin.unescape
 find_text = _twin.find_text
 break_cells = _twin.break_cells
+style_marks = _twin.style_marks
 keys_differ = _twin.keys_differ
 cl100k_count = _twin.cl100k_count
 

@@ -136,6 +136,7 @@ __all__ = [
     "template_probes",
     "find_text",
     "break_cells",
+    "style_marks",
     "flat_prefixes",
     "keys_differ",
     "break_lines",

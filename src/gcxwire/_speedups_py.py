@@ -61,6 +61,7 @@ __all__ = [
     "template_probes",
     "find_text",
     "break_cells",
+    "style_marks",
     "flat_prefixes",
     "keys_differ",
     "break_lines",
@@ -1430,6 +1431,16 @@ def break_cells(text: str, header: bool, floor: int, /) -> list[tuple[int, int, 
                 start += len(cell) + 1
         at += len(line) + 1
     return out
+
+
+def style_marks(text: str, header: bool, /) -> tuple[bool, bool, bool, set[int]]:
+    """``text_marks(text) + (crlf_cells(text, header),)``: ``(doubled, guarded, crlf, cells)``.
+
+    On long texts holding raw CRs (CR LF bodies) one pass finds both, where
+    each walked every body: it reads 64 bytes at a time and stops only at a
+    backslash, TAB, LF or CR.
+    """
+    return (*text_marks(text), crlf_cells(text, header))
 
 
 def keys_differ(rows: Iterable[Any], keys: tuple[Any, ...], /) -> bool:
