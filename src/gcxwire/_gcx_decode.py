@@ -324,18 +324,23 @@ def _template_columns(
     return tuple(found.values())
 
 
+# What _brace stops at: a brace, or the backslash of an escape it skips.
+_BRACE_STOP = re.compile(r"[{}\\]")
+
+
 def _brace(text: str, start: int) -> int:
     # The first `{` or `}` at or after start that no backslash escapes, else -1.
+    # A regex search between stops, not a Python step per character: a template
+    # piece's text (a URL) is long.
     i = start
-    while i < len(text):
-        c = text[i]
-        if c == "\\":
-            i += 2
-            continue
-        if c in "{}":
+    while True:
+        found = _BRACE_STOP.search(text, i)
+        if found is None:
+            return -1
+        i = found.start()
+        if text[i] != "\\":
             return i
-        i += 1
-    return -1
+        i += 2
 
 
 # A `str=` column's cell that typed reading would not take as a string, and its guarded form.
