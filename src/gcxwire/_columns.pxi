@@ -620,6 +620,9 @@ def key_order(rows, /):
                     at = _key_index(index, fields, k)
                     if at < 0:
                         return None
+                    # Rows whose keys are fresh objects (f-strings) would fill the map
+                    # with every row's keys, out of the cache: keep about one set.
+                    ids.room = 2 * len(fields) + 64
                     _id_put(&ids, held, k, at)
                 if at < last:
                     ordered = False

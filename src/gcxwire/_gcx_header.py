@@ -47,6 +47,11 @@ _FIELD_TEXT: dict[str, str | None] = {}
 
 _CACHE_SIZE = 4096
 
+# The two name caches above hold this many names: a table's columns are looked up
+# several times each, and a cache emptied when full missed every name of a table
+# wider than it (10,000 columns: 680 ns a name, 4x the ns per cell of 1,000).
+_NAMES_CACHE_SIZE = 1 << 15
+
 
 def _listed(name: str) -> str:
     # A field name as the header's field list writes it (escaped twice).
@@ -54,7 +59,7 @@ def _listed(name: str) -> str:
     if text is None:
         text = escape(_name_text(name))
         if type(name) is str:
-            if len(_LISTED) >= _CACHE_SIZE:
+            if len(_LISTED) >= _NAMES_CACHE_SIZE:
                 _LISTED.clear()
             _LISTED[name] = text
     return text
@@ -75,7 +80,7 @@ def _field_text(name: str) -> str | None:
     if text is not None and ("," in text or _SPACE.search(text) or name in _LOST_NAMES):
         text = None
     if type(name) is str:
-        if len(_FIELD_TEXT) >= _CACHE_SIZE:
+        if len(_FIELD_TEXT) >= _NAMES_CACHE_SIZE:
             _FIELD_TEXT.clear()
         _FIELD_TEXT[name] = text
     return text
