@@ -81,3 +81,45 @@ def test_a_str_subclass_key_is_looked_up(twin: str) -> None:
     rows = [{_Key("a"): 1, "b": 2}, {"b": 3, _Key("a"): 4}]
     got = encode_table(rows, ["a", "b"], [("a",), ("b",)], None, "\n", None)
     assert got[0] == "1\t2\n4\t3"
+
+
+class _Row(dict):  # type: ignore[type-arg]
+    pass
+
+
+def _wide_rows() -> tuple[list[dict[str, Any]], list[Any], dict[int, Any]]:
+    # 300 columns (the extension reads many constant columns row by row), 12 rows.
+    nan = float("nan")
+    rows: list[dict[str, Any]] = []
+    for i in range(12):
+        row: dict[str, Any] = {f"k{c}": c for c in range(300)}  # constant
+        row["k1"] = i  # varies from the second row
+        row["k2"] = i // 6  # varies at row 6
+        row["k3"] = -0.0 if i == 9 else 0.0  # another sign in one row
+        row["k4"] = nan  # the same NaN object: not equal to itself
+        row["k5"] = 1 if i == 8 else True  # 1 is no bool
+        row["k6"] = "text"
+        if i == 10:
+            del row["k7"]  # absent in one row
+        rows.append(row)
+    paths = [(f"k{c}",) for c in range(300)]
+    want: dict[int, Any] = {c: c for c in range(300) if c not in (1, 2, 3, 4, 5, 6, 7)}
+    want[6] = "text"
+    return rows, paths, dict(sorted(want.items()))
+
+
+def test_constant_columns_of_a_wide_table(twin: str) -> None:
+    constant_columns = leaves(twin).constant_columns
+    rows, paths, want = _wide_rows()
+    got = constant_columns(rows, paths)
+    assert got == want and list(got) == list(want)
+    assert constant_columns([_rebuilt(r) for r in rows], paths) == want  # fresh keys
+
+
+def test_constant_columns_of_a_wide_table_with_other_rows(twin: str) -> None:
+    constant_columns = leaves(twin).constant_columns
+    rows, paths, want = _wide_rows()
+    subclassed = [*rows[:5], _Row(rows[5]), *rows[6:]]  # read by its get: the same values
+    assert constant_columns(subclassed, paths) == want
+    assert constant_columns([*rows[:5], [1], *rows[6:]], paths) == {}  # no row: no constant
+    assert constant_columns(rows[:1], paths)[4] != constant_columns(rows[:1], paths)[4]  # NaN
