@@ -11,6 +11,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import TextIO
 
+from . import later
 from .codecs import DcpCodec, optional_codec
 from .framing import BROKEN_PIPE_STATUS, LineWriter, open_stdio
 from .gateway import Gateway, Member
@@ -234,7 +235,13 @@ def _open_log(path: str) -> TextIO:
 
 
 def _report(options: ProxyOptions, all_stats: Sequence[ProxyStats]) -> None:
-    """Stats to stderr and, with --stats-file, to that file."""
+    """Stats to stderr and, with --stats-file, to that file; no answer half counted."""
+    with later.LOCK:
+        later.run_queued()
+        _write_report(options, all_stats)
+
+
+def _write_report(options: ProxyOptions, all_stats: Sequence[ProxyStats]) -> None:
     for stats in all_stats:
         print(stats.summary(), file=sys.stderr, flush=True)
     if options.stats_file:

@@ -30,7 +30,7 @@ has not been told yet (:class:`HintSession`).
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -41,10 +41,11 @@ from ..mcp import MARKERS, hint_markers, reading_hint
 from . import codecs
 from .codecs import DcpCodec, Format
 from .jsonrpc import JsonObject, PendingRequest, line_numbers, numbers_survive
+from .later import later
 from .lifecycle import SchemaLifecycle, SchemaVersion
 from .presets import FieldFilter
 from .slim import slim_tools_list
-from .stats import ProxyStats
+from .stats import ProxyStats, ToolStats
 from .tabular import Table, find_table, parse_text_blocks
 
 __all__ = [
@@ -317,15 +318,19 @@ class ResponseInterceptor:
         else:
             return None
         tools = result.get("tools")
-        before = orjson.dumps(tools).decode()
-        after = orjson.dumps(new.get("tools")).decode()
         counters = self.stats.tools_list
         counters.lists += 1
         counters.tools = len(tools) if isinstance(tools, list) else 0
-        counters.bytes_before += len(before.encode())
-        counters.bytes_after += len(after.encode())
-        counters.tokens_before += codecs.count_tokens(before)
-        counters.tokens_after += codecs.count_tokens(after)
+
+        def count() -> None:
+            before = orjson.dumps(tools)
+            after = orjson.dumps(new.get("tools"))
+            counters.bytes_before += len(before)
+            counters.bytes_after += len(after)
+            counters.tokens_before += codecs.count_tokens(before.decode())
+            counters.tokens_after += codecs.count_tokens(after.decode())
+
+        later(count)
         return None if new == result else new  # nothing to slim: the original bytes go out
 
     # -- tools/call -----------------------------------------------------------
@@ -333,24 +338,33 @@ class ResponseInterceptor:
     def rewrite_tool_result(self, tool: str, result: JsonObject) -> JsonObject | None:
         counters = self.stats.tool(tool)
         counters.calls += 1
-        size = len(orjson.dumps(result))
-        counters.bytes_before += size
+        later(lambda: _add_bytes_before(counters, result))
         texts = _plain_texts(result)
         value = None if texts is None else parse_text_blocks(texts, codecs.loads)
         if texts is None or value is None:
             all_texts = _all_texts(result)
             if sum(len(text) for text in all_texts) > COUNT_LIMIT:
                 counters.uncounted += 1  # bytes only: see COUNT_LIMIT
-                counters.bytes_after += size
+                later(lambda: _add_bytes_after(counters, result))
                 return None
-            tokens = sum(codecs.count_tokens(text) for text in all_texts)
-            self._passed(tool, size, tokens, tokens)
+
+            def tokens() -> tuple[int, int]:
+                sent = sum(codecs.count_tokens(text) for text in all_texts)
+                return sent, sent
+
+            self._passed(tool, result, tokens)
             return None
         # The proxy's parser keeps long ints exactly; any other literal must read back as written.
         if not _texts_numbers_survive(texts):
             log.debug("%s: a number literal would not read back as written; passing", tool)
-            before = sum(_baseline(text, False)[0] for text in texts)
-            self._passed(tool, size, before, _baseline(_compact_baseline(texts, value), False)[0])
+            self._passed(
+                tool,
+                result,
+                lambda: (
+                    sum(_baseline(text, False)[0] for text in texts),
+                    _baseline(_compact_baseline(texts, value), False)[0],
+                ),
+            )
             return None
         compact_text = _compact_baseline(texts, value)
         # One short row goes out as compact JSON unraced, before any DCP
@@ -361,7 +375,6 @@ class ResponseInterceptor:
         counted = [_baseline(text, quick) for text in texts]
         before = sum(tokens for tokens, _ in counted)
         before_spread = sum(spread**2 for _, spread in counted) ** 0.5
-        compact = _baseline(compact_text, quick)[0]
         if small:
             chosen = self._encode_select(tool, value, "json")
         elif plan is not None:
@@ -389,7 +402,8 @@ class ResponseInterceptor:
                 if before_spread:
                     before = sum(codecs.count_tokens(text) for text in texts)
         if chosen is None or chosen.tokens + hint_cost >= before:
-            self._passed(tool, size, before, compact)
+            sent = before
+            self._passed(tool, result, lambda: (sent, _baseline(compact_text, quick)[0]))
             return None
         if verdict is not None and verdict is chosen and plan is not None:
             self._remember(plan, chosen, before)
@@ -402,23 +416,29 @@ class ResponseInterceptor:
         if self.structured == "drop":
             new.pop("structuredContent", None)
         counters.rewritten += 1
-        counters.bytes_after += len(orjson.dumps(new))
+        later(lambda: _add_bytes_after(counters, new))
+        later(lambda: _add_compact(counters, _baseline(compact_text, quick)[0]))
         counters.tokens_before += before
-        counters.tokens_compact += compact
         counters.tokens_after += chosen.tokens + hint_cost
         counters.hint_tokens += hint_cost
         counters.format = chosen.format
         self._note_schema(tool, chosen.schema)
         return new
 
-    def _passed(self, tool: str, size: int, tokens: int, compact: int) -> None:
-        """Count a result that goes out as the server sent it."""
+    def _passed(self, tool: str, result: JsonObject, tokens: Callable[[], tuple[int, int]]) -> None:
+        """Count a result that goes out as the server sent it: ``tokens()``
+        gives its tokens as sent and as compact JSON (run once it is on its way)."""
         counters = self.stats.tool(tool)
-        counters.bytes_after += size
-        counters.tokens_before += tokens
-        counters.tokens_compact += compact
-        counters.tokens_after += tokens
-        self._note_schema(tool, None)
+
+        def count() -> None:
+            sent, compact = tokens()
+            _add_bytes_after(counters, result)
+            counters.tokens_before += sent
+            counters.tokens_compact += compact
+            counters.tokens_after += sent
+            self._note_schema(tool, None)
+
+        later(count)
 
     def _plan(self, tool: str, value: Any) -> _Plan | None:
         """The plan for a table result whose race may be remembered.
@@ -646,6 +666,18 @@ class ResponseInterceptor:
         except Exception as exc:  # a codec limit is a reason to pass, not to fail
             log.debug("DCP with %s failed for %s: %r", schema.id, tool, exc)
         return None
+
+
+def _add_bytes_before(counters: ToolStats, result: JsonObject) -> None:
+    counters.bytes_before += len(orjson.dumps(result))
+
+
+def _add_bytes_after(counters: ToolStats, result: JsonObject) -> None:
+    counters.bytes_after += len(orjson.dumps(result))
+
+
+def _add_compact(counters: ToolStats, tokens: int) -> None:
+    counters.tokens_compact += tokens
 
 
 def _one_row(value: Any) -> bool:

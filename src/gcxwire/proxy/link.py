@@ -18,6 +18,7 @@ from typing import Any, Protocol, TypeVar
 import orjson
 
 from ..errors import UpstreamGone
+from . import later
 from .http_upstream import HttpUpstream
 from .jsonrpc import (
     UPSTREAM_BUSY,
@@ -209,7 +210,10 @@ class UpstreamLink:
                 for as_it_came in raw:
                     await self._deliver(as_it_came)
                 if whole is not None:
-                    await self._deliver(await self._answer(whole, message))
+                    try:
+                        await self._deliver(await self._answer(whole, message))
+                    finally:
+                        self.settle()
             for as_it_came in framer.release():
                 await self._deliver(as_it_came)
         finally:
@@ -243,7 +247,7 @@ class UpstreamLink:
             log.warning("%s: an earlier rewrite is still running; forwarding as is", self.name)
             return line
         if len(line) <= OFFLOAD_BYTES:
-            return self._rewrite(line, request, message)
+            return self._rewrite(line, request, message, defer=True)
         self._rewriting = _in_thread(lambda: self._rewrite(line, request, message))
         try:
             return await asyncio.wait_for(asyncio.shield(self._rewriting), REWRITE_BUDGET)
@@ -267,7 +271,7 @@ class UpstreamLink:
             log.warning("%s: an earlier rewrite is still running; forwarding as is", self.name)
             return line
         if len(line) <= OFFLOAD_BYTES:
-            return self._rewrite(line, request, message)
+            return self._rewrite(line, request, message, defer=True)
         done = threading.Event()
         result = [line]
 
@@ -307,7 +311,18 @@ class UpstreamLink:
             return None
         return request, message
 
-    def _rewrite(self, line: bytes, request: PendingRequest, message: JsonObject) -> bytes:
+    def settle(self) -> None:
+        """Run the stats work of the answers written since (:mod:`.later`)."""
+        later.settle()
+
+    def _rewrite(
+        self, line: bytes, request: PendingRequest, message: JsonObject, defer: bool = False
+    ) -> bytes:
+        """The rewritten line, or ``line``. With ``defer`` (a small answer), the
+        rewriter's stats work waits for :meth:`settle`, after the line is written."""
+        if defer:
+            with later.LOCK, later.deferring():
+                return self._rewrite(line, request, message)
         try:
             with numbers_of(line) as numbers:
                 rewritten = self.rewriter.rewrite(request, message)

@@ -143,7 +143,10 @@ class ThreadRelay:
             for as_it_came in raw:
                 write(as_it_came)
             if whole is not None:
-                write(link.answer_blocking(whole, message))
+                try:
+                    write(link.answer_blocking(whole, message))
+                finally:
+                    link.settle()  # the stats, once the client has the line
         for as_it_came in framer.release():
             write(as_it_came)
 
