@@ -209,6 +209,30 @@ def test_candidates_a_few_percent_apart_are_told_apart_on_more_rows(
     assert sum(counted) < 0.5 * len(chosen)
 
 
+def test_a_short_value_has_every_candidate_counted_whole_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Compact JSON under _COUNT_WHOLE (ASCII): each candidate's whole text is
+    counted once, no row sampled, and the choice is the exhaustive one."""
+    value = _quotes(50)
+    check(value)
+    choice = select._Auto(value, "t")
+    assert len(choice.texts["json"] or "") <= select._COUNT_WHOLE
+    counted: list[str] = []
+    real_count = tokens.count
+
+    def spy(text: str, encoding: str = "cl100k_base") -> int:
+        counted.append(text)
+        return real_count(text, encoding)
+
+    monkeypatch.setattr(tokens, "count", spy)
+    chosen = choice.choose()
+    written = [text for text in choice.texts.values() if text is not None]
+    assert sorted(counted) == sorted(written) and len(written) == 3
+    best, texts, _ = exhaustive(value, "t")
+    assert not choice.sampled and chosen == texts[best]
+
+
 def test_child_sections_are_not_read_as_rows() -> None:
     """A list of objects in each row becomes a child section: the text has more
     lines than rows. Only the first section's lines stand for sampled rows; the
@@ -219,8 +243,8 @@ def test_child_sections_are_not_read_as_rows() -> None:
     ]
     choice = select._Auto(value, "t")
     chosen = choice.choose()
-    assert choice.sections
     choice.estimate()
+    assert choice.sections
     guess, error = choice.estimates["gcx"]
     text = choice.text("gcx")
     assert text is not None and abs(guess - tokens.count(text)) <= 4 * error
@@ -297,7 +321,9 @@ def _sparse_rows() -> list[dict[str, Any]]:
 
 def test_dcp_proved_no_better_is_not_counted(monkeypatch: pytest.MonkeyPatch) -> None:
     """Where DCP's pre-split pieces alone are as many as the best exact count,
-    its text is never counted, and the choice is the exhaustive one."""
+    its text is never counted, and the choice is the exhaustive one (on a value
+    too long to have every candidate counted whole)."""
+    monkeypatch.setattr(select, "_COUNT_WHOLE", 0)
     value = _sparse_rows()
     choice = select._Auto(value, "t")
     dcp_text = choice.text("dcp")
