@@ -200,7 +200,9 @@ def test_candidates_a_few_percent_apart_are_told_apart_on_more_rows(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """GCX1 and DCP 4 % apart: 16 sampled rows cannot tell, the more rows their
-    spread asks for can; no text counted in full."""
+    spread asks for can; no text counted in full (texts too long to be counted
+    whole instead: _COUNT_CLOSE)."""
+    monkeypatch.setattr(select, "_COUNT_CLOSE", 0)
     value = _quotes(2000)
     check(value)
     counted = _counted_lengths(monkeypatch)
@@ -231,6 +233,24 @@ def test_a_short_value_has_every_candidate_counted_whole_once(
     assert sorted(counted) == sorted(written) and len(written) == 3
     best, texts, _ = exhaustive(value, "t")
     assert not choice.sampled and chosen == texts[best]
+
+
+def test_close_rows_short_enough_are_counted_whole_not_sampled_again() -> None:
+    """GCX1 and DCP 4 % apart on 2,000 ASCII rows, their texts under _COUNT_CLOSE
+    together: both are counted exactly (around their sampled rows) instead of
+    a larger sample, and the choice is the exhaustive one."""
+    value = _quotes(2000)
+    check(value)
+    choice = select._Auto(value, "t")
+    chosen = choice.choose()
+    gcx_text, dcp_text = choice.text("gcx"), choice.text("dcp")
+    assert gcx_text is not None and dcp_text is not None
+    assert len(gcx_text) + len(dcp_text) <= select._COUNT_CLOSE
+    assert choice.exact["gcx"] == tokens.count(gcx_text)
+    assert choice.exact["dcp"] == tokens.count(dcp_text)
+    assert all(len(sample.units) == select._SAMPLE_ROWS for sample in choice.sampled.values())
+    best, texts, _ = exhaustive(value, "t")
+    assert chosen == texts[best]
 
 
 def test_child_sections_are_not_read_as_rows() -> None:
