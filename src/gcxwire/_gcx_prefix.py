@@ -24,9 +24,17 @@ _PREFIX_MIN = 12
 
 _PREFIX_ROWS = 3
 
+# A flat table this long is read whole only where its first rows leave a prefix
+# possible (see _prefixes' ``unsure``).
+_PREFIX_SAMPLE = 16
+
 
 def _prefixes(
-    rows: Sequence[Any], fields: Sequence[str], paths: Sequence[Path], constants: dict[str, str]
+    rows: Sequence[Any],
+    fields: Sequence[str],
+    paths: Sequence[Path],
+    constants: dict[str, str],
+    unsure: list[int] | None = None,
 ) -> dict[int, str]:
     """Columns whose strings share a long ``…/`` prefix: column index -> that prefix.
 
@@ -35,13 +43,33 @@ def _prefixes(
     (``issues/12``, not ``12``), so the cell still says what it is. Only
     columns of strings and non-strings (null, numbers, absent) qualify; a JSON
     array or object in the column rules it out.
+
+    With ``unsure`` (an empty list), a table of top-level members longer than
+    two samples is read whole only in the columns whose first rows' strings
+    share a long prefix: those whose first rows hold no str are not read past
+    them, and their indexes go into ``unsure``. The answer is the whole
+    table's when :func:`_prefixes_stand` says so (the writer counts the strs).
     """
     if len(rows) < _PREFIX_ROWS:
         return {}
     found: dict[int, str] = {}
     wanted = [None if name in constants else path for name, path in zip(fields, paths, strict=True)]
     if all(len(path) == 1 for path in paths):  # top-level members: one walk over each row
-        shared_by = flat_prefixes(rows, [None if p is None else p[0] for p in wanted], _PREFIX_MIN)
+        keys = [None if p is None else p[0] for p in wanted]
+        if unsure is not None and len(rows) > 2 * _PREFIX_SAMPLE:
+            # Most columns are ruled out by their first rows (a shared prefix only
+            # shortens): the whole table is read in the others alone.
+            for k, shared in enumerate(flat_prefixes(rows[:_PREFIX_SAMPLE], keys, 0)):
+                if keys[k] is None:
+                    continue
+                if shared is None:  # no str there (or a JSON value): the writer counts them
+                    unsure.append(k)
+                if shared is None or shared[1] < _PREFIX_MIN:
+                    keys[k] = None
+        if any(key is not None for key in keys):
+            shared_by = flat_prefixes(rows, keys, _PREFIX_MIN)
+        else:
+            shared_by = [None] * len(keys)
     else:
         shared_by = column_prefixes(rows, wanted, _PREFIX_MIN)  # one pass, a leaf
     for k, shared in enumerate(shared_by):
@@ -54,6 +82,24 @@ def _prefixes(
     if found and set(map(type, rows)) != {dict}:
         return {}
     return found
+
+
+def _prefixes_stand(
+    rows: Sequence[Any], paths: Sequence[Path], unsure: list[int], counted: list[int]
+) -> bool:
+    """Whether the ``unsure`` columns of _prefixes hold no prefix (its answer is exact).
+
+    ``counted`` holds the writer's count of exact strs per column: a column of
+    fewer than a prefix's strings holds none; the others are read whole.
+    """
+    open_ = {k for k in unsure if k >= len(counted) or counted[k] >= _PREFIX_ROWS}
+    if not open_:
+        return True
+    keys = [paths[k][0] if k in open_ else None for k in range(len(paths))]
+    return all(
+        shared is None or shared[2] < _PREFIX_ROWS or _common_prefix(shared[0], shared[1]) is None
+        for shared in flat_prefixes(rows, keys, _PREFIX_MIN)
+    )
 
 
 def _common_prefix(first: str, n: int) -> str | None:

@@ -30,7 +30,7 @@ from ._gcx_plan import (
     _table_fields,
     _without_missing,
 )
-from ._gcx_prefix import _cut_prefixes, _prefix_text, _prefixes
+from ._gcx_prefix import _cut_prefixes, _prefix_text, _prefixes, _prefixes_stand
 from ._gcx_template import _drop_derived, _templates, _written_templates
 from ._impl import (
     encode_table,
@@ -125,14 +125,17 @@ def _section(
     keys: tuple[str, ...] | None,
     marks: Sequence[tuple[str, str]] = (),
     below: Below | None = None,
+    whole: bool = False,
 ) -> Table | None:
     """A table section (see _table); with ``tool_text`` its text holds the header too.
 
     The header is written with the rows, so a large payload is built once.
     With ``keys``, None when a row does not hold exactly those keys. With
     ``below``, list columns that pay move to child sections, whose text
-    (headers included) follows the rows.
+    (headers included) follows the rows. With ``whole``, the prefix search
+    reads every row of every column (else it may leave some to the writer's count).
     """
+    given = rows, fields, keys
     if keys is not None and _sample_keys_differ(rows, keys):
         return None  # as the writer would, without the passes before it
     children = ""
@@ -179,7 +182,9 @@ def _section(
         chosen = [g for g, kind in missing.items() if kind is null]
         if chosen:
             pairs.append((key, _name_list(chosen)))
-    prefixes = _prefixes(rows, fields, paths, constants)
+    unsure: list[int] | None = None if whole else []
+    prefixes = _prefixes(rows, fields, paths, constants, unsure)
+    prefix_rows = rows
     cols = _Columns(rows)  # the templates' columns, read once for the search and the drop
     templates = _templates(rows, fields, paths, constants, prefixes, cols)
     if templates and keys is not None:  # the derived cells leave the rows: check keys first
@@ -221,12 +226,18 @@ def _section(
         cuts = None if cuts is None else cuts[:n]
     listed_names = constants if listed is None else {**constants, **listed}
     head = None if tool_text is None else _header_start(tool_text, fields, listed_names, names)
+    counted: list[int] | None = [] if unsure else None  # the strs of the unsure columns
     try:  # the style _style would pick, and the rows written in it (lines joined by LF)
-        written = encode_table(rows, cells, cell_paths, head, _meta_text(pairs) + "\n", keys, cuts)
+        written = encode_table(
+            rows, cells, cell_paths, head, _meta_text(pairs) + "\n", keys, cuts, counted
+        )
     except EncodeError as exc:
         raise _by_keys(exc, cells, cell_paths).relocated(path) from None
     if written is None:
         return None
+    if unsure and counted is not None and not _prefixes_stand(prefix_rows, paths, unsure, counted):
+        del written  # a column the first rows held no str of has a prefix: search it whole
+        return _section(*given[:2], path, tool_text, given[2], marks, below, whole=True)
     text, empty_null, floats = written
     del written  # text's one reference: `text += children` then grows it in place, no copy
     text, marks_after = _cell_styles(text, head is not None, rows, cells, cell_paths)

@@ -50,6 +50,7 @@ def encode_table(
     tail: str,
     keys: Sequence[str] | None,
     cuts: Sequence[int] | None = None,
+    counted: list[int] | None = None,
     /,
 ) -> tuple[str, bool, frozenset[str]] | None: ...
 def dict_column(rows: Iterable[Any], name: str, /) -> list[dict[str, Any]] | None: ...

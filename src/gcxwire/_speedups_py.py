@@ -614,6 +614,7 @@ def encode_table(
     tail: str,
     keys: Sequence[str] | None,
     cuts: Sequence[int] | None = None,
+    counted: list[int] | None = None,
     /,
 ) -> tuple[str, bool, frozenset[str]] | None:
     """A table's row lines in the style its cells call for: ``(text, empty_null, floats)``.
@@ -640,9 +641,14 @@ def encode_table(
     With ``cuts`` not None, ``cuts[i]`` leading characters are cut from each
     exact str of column ``i`` (its prefix, held in the header): the cell is
     that of ``value[cuts[i]:]``.
+
+    With ``counted`` (a list) not None and a text returned, ``counted`` then
+    holds, per column, how many of its cells are exact strs (cut or not).
     """
     if head is not None and not isinstance(head, str):
         raise TypeError(f"head must be a str or None, not {type(head).__name__}")
+    if counted is not None and type(counted) is not list:
+        raise TypeError(f"counted must be a list or None, not {type(counted).__name__}")
     rows = list(rows)
     for i, row in enumerate(rows):
         if not isinstance(row, dict):
@@ -668,6 +674,8 @@ def encode_table(
                 lines.append(encode_row(row, fields, empty_null, floats))
             except EncodeError as exc:
                 raise exc.relocated(f"$[{i}]") from None
+        if counted is not None:
+            counted[:] = [sum(type(row.get(f)) is str for row in rows) for f in fields]
     else:
         table = [_gather(row, paths, i) for i, row in enumerate(rows)]
         for k, cut in enumerate(cuts or ()):
@@ -682,6 +690,8 @@ def encode_table(
                 lines.append(_line(values, fields, empty_null, floats))
             except EncodeError as exc:
                 raise exc.relocated(f"$[{i}]") from None
+        if counted is not None:
+            counted[:] = [sum(type(v[k]) is str for v in table) for k in range(len(fields))]
     text = "\n".join(lines)
     if head is not None:
         style = " empty=null" if empty_null else ""

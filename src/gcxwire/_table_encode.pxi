@@ -12,6 +12,7 @@ cdef struct _Stats:
     Py_ssize_t absent
     Py_ssize_t *integral  # per column: integral floats within 1e15
     char *has_int  # per column: an int was seen
+    Py_ssize_t *strs  # per column: its exact strs (counted by _put_cells only)
 
 
 cdef void _count(_Columns cols, _Stats *st):
@@ -65,6 +66,7 @@ cdef void _zero(_Stats *st, Py_ssize_t n):
     for c in range(n):
         st.integral[c] = 0
         st.has_int[c] = 0
+        st.strs[c] = 0
 
 
 cdef struct _Integral:
@@ -177,6 +179,8 @@ cdef int _put_cells(
             continue
         t = _type_of(p)
         if t == &_STR:
+            if st != NULL:
+                st.strs[i] += 1
             _put_str_cell(b, p, cut[i])
         elif p == _NONE:
             if st != NULL:
@@ -370,7 +374,7 @@ cdef str _assemble(_Buf *b, object head, str style, str tail):
     return out
 
 
-def encode_table(rows, fields, paths, head, str tail, keys, cuts=None, /):
+def encode_table(rows, fields, paths, head, str tail, keys, cuts=None, counted=None, /):
     """A table's row lines in the style its cells call for: ``(text, empty_null, floats)``.
 
     The cell of column ``i`` is the value at ``paths[i]``: ``("user", "id")``
@@ -396,6 +400,9 @@ def encode_table(rows, fields, paths, head, str tail, keys, cuts=None, /):
     exact str of column ``i`` (its prefix, held in the header): the cell is
     that of ``value[cuts[i]:]``.
 
+    With ``counted`` (a list) not None and a text returned, ``counted`` then
+    holds, per column, how many of its cells are exact strs (cut or not).
+
     Written in one pass in the style the first 16 rows foretell (the keys checked as
     the rows are read), and again only when the whole table picks another
     ``empty=null``; when only its float columns differ from the guess, the
@@ -415,6 +422,8 @@ def encode_table(rows, fields, paths, head, str tail, keys, cuts=None, /):
     cdef _Integral marks
     if head is not None and not isinstance(head, str):
         raise TypeError(f"head must be a str or None, not {type(head).__name__}")
+    if counted is not None and type(counted) is not list:
+        raise TypeError(f"counted must be a list or None, not {type(counted).__name__}")
     # A list of our own: code a cell calls into cannot swap a checked row for another.
     rows = list(rows)
     for row in rows:
@@ -444,6 +453,7 @@ def encode_table(rows, fields, paths, head, str tail, keys, cuts=None, /):
         own.cap = spare.cap
     st.integral = <Py_ssize_t *>PyMem_Malloc(nf * sizeof(Py_ssize_t))
     st.has_int = <char *>PyMem_Malloc(nf)
+    st.strs = <Py_ssize_t *>PyMem_Malloc(nf * sizeof(Py_ssize_t))
     floatcol = <char *>PyMem_Malloc(nf)
     starts = <Py_ssize_t *>PyMem_Malloc(2 * nf * sizeof(Py_ssize_t))
     cut = <Py_ssize_t *>PyMem_Malloc(nf * sizeof(Py_ssize_t))
@@ -452,8 +462,8 @@ def encode_table(rows, fields, paths, head, str tail, keys, cuts=None, /):
     failed = None
     try:
         if (
-            st.integral == NULL or st.has_int == NULL or floatcol == NULL or starts == NULL
-            or cut == NULL
+            st.integral == NULL or st.has_int == NULL or st.strs == NULL or floatcol == NULL
+            or starts == NULL or cut == NULL
         ):
             raise MemoryError()
         for i in range(nf):
@@ -476,6 +486,8 @@ def encode_table(rows, fields, paths, head, str tail, keys, cuts=None, /):
             if outcome == _ASKEW:
                 return None
             cols.row_keys = None  # every row's keys are checked now
+            if counted is not None:
+                counted[:] = [st.strs[i] for i in range(nf)]
             style = _pick(&st, fs)
             if style == (empty_null, floats):
                 text = _assemble(b, head, _style_text(empty_null, floats, fs), tail)
@@ -496,6 +508,7 @@ def encode_table(rows, fields, paths, head, str tail, keys, cuts=None, /):
         cols.release()
         PyMem_Free(st.integral)
         PyMem_Free(st.has_int)
+        PyMem_Free(st.strs)
         PyMem_Free(floatcol)
         PyMem_Free(starts)
         PyMem_Free(cut)

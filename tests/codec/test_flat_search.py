@@ -9,10 +9,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gcxwire import _gcx_columns, _gcx_infix, _gcx_prefix, _speedups_py
+from gcxwire import _gcx_columns, _gcx_infix, _gcx_prefix, _gcx_section, _speedups_py, gcx
 from gcxwire._values import ABSENT, int_to_str
 
-from .gcx_checks import leaves
+from .gcx_checks import leaves, roundtrip
 
 
 def _linked(n: int) -> list[Any]:
@@ -266,3 +266,76 @@ def test_flat_prefixes_read_many_rows_alike(twin: str) -> None:
     assert leaves(twin).flat_prefixes(rows, keys, 12) == _speedups_py.column_prefixes(
         rows, paths, 12
     )
+
+
+def _late_prefix(n: int, first: int) -> list[dict[str, Any]]:
+    # A column of ints in its first rows, then of strings sharing a long prefix.
+    return [
+        {"id": i, "ref": i if i < first else f"https://host.example/api/v2/items/{i}/x"}
+        for i in range(n)
+    ]
+
+
+def test_a_prefix_the_first_rows_hold_no_str_of_is_still_found() -> None:
+    # The first rows leave `ref` to the writer's count, which finds its strs and
+    # sends the table to the whole search: the prefix is written as before.
+    rows = _late_prefix(60, 20)
+    text = gcx.encode(rows, tool="t")
+    assert "prefix=ref=https://host.example/api/v2/" in text.split("\n")[0]
+    assert roundtrip(rows) == text
+    unsure: list[int] = []
+    paths = [("id",), ("ref",)]
+    assert _gcx_prefix._prefixes(rows, ["id", "ref"], paths, {}, unsure) == {}
+    assert unsure == [0, 1]
+    assert not _gcx_prefix._prefixes_stand(rows, paths, unsure, [0, 40])
+    assert _gcx_prefix._prefixes(rows, ["id", "ref"], paths, {}) == {
+        1: "https://host.example/api/v2/"
+    }
+
+
+def test_a_column_of_few_strs_after_the_first_rows_holds_no_prefix() -> None:
+    rows = _late_prefix(60, 58)  # two strings: a prefix needs three
+    paths = [("id",), ("ref",)]
+    unsure: list[int] = []
+    assert _gcx_prefix._prefixes(rows, ["id", "ref"], paths, {}, unsure) == {}
+    assert _gcx_prefix._prefixes_stand(rows, paths, unsure, [0, 2])
+    assert "prefix=" not in gcx.encode(rows, tool="t")
+
+
+def test_encode_table_counts_each_columns_strs(twin: str) -> None:
+    rows = [{"a": "x", "b": 1, "c": _Sub("s")}, {"a": "yy", "b": "z", "c": None}, {"b": True}]
+    paths = [("a",), ("b",), ("c",), None]
+    for cuts in (None, [1, 0, 0, 0]):
+        counted: list[int] = [9]
+        assert leaves(twin).encode_table(rows, list("abcd"), paths, None, "\n", None, cuts, counted)
+        assert counted == [2, 1, 0, 0]
+    with pytest.raises(TypeError, match="counted must be a list or None, not tuple"):
+        leaves(twin).encode_table(rows, list("abcd"), paths, None, "\n", None, None, ())
+
+
+class _Sub(str):
+    pass
+
+
+_CELL = st.one_of(
+    st.integers(-5, 5),
+    st.none(),
+    st.sampled_from(["https://host.example/api/v2/", "https://host.example/api/v3/", "x"]).map(
+        lambda s: s + "items/1"
+    ),
+)
+
+
+@settings(max_examples=30)
+@given(
+    st.lists(st.fixed_dictionaries({"a": _CELL, "b": _CELL}), min_size=30, max_size=60),
+    st.integers(0, 60),
+)
+def test_sections_are_those_of_the_whole_prefix_search(
+    twin: str, rows: list[dict[str, Any]], first: int
+) -> None:
+    # A column's strs may start anywhere: the first rows hold ints only.
+    for row in rows[:first]:
+        row["b"] = 0
+    got = _gcx_section._section(rows, ["a", "b"], "$", "t", None)
+    assert got == _gcx_section._section(rows, ["a", "b"], "$", "t", None, whole=True)
