@@ -149,14 +149,15 @@ cdef bint _starts_gcx1(_Buf *b, Py_ssize_t at):
 
 
 cdef int _put_cells(
-    _Buf *b, _Columns cols, tuple fields, bint empty_null, const char *floatcol,
-    const Py_ssize_t *cut, Py_ssize_t *starts, Py_ssize_t *ends, Py_ssize_t index,
-    _Integral *marks, _Stats *st,
+    _Buf *b, PyObject **slots, const Py_ssize_t *col_slot, Py_ssize_t nf, tuple fields,
+    bint empty_null, const char *floatcol, const Py_ssize_t *cut, Py_ssize_t *starts,
+    Py_ssize_t *ends, Py_ssize_t index, _Integral *marks, _Stats *st,
 ) except -1:
-    # The gathered row's line with its LF, as _line writes it. With marks, the
-    # integral float cells' ends are added to them; with st, the cells are
-    # counted as _count counts them (in the same walk: one pass per row).
-    cdef Py_ssize_t nf = cols.ncols, i, s, last, row_start = b.len, shift = 0, integral = 0
+    # The row's line with its LF, as _line writes it: column i's value is
+    # slots[col_slot[i]] (a gathered row's, or one _plain_row borrowed). With
+    # marks, the integral float cells' ends are added to them; with st, the cells
+    # are counted as _count counts them (in the same walk: one pass per row).
+    cdef Py_ssize_t i, s, last, row_start = b.len, shift = 0, integral = 0
     cdef double f
     cdef long long v
     cdef int overflow = 0
@@ -168,8 +169,8 @@ cdef int _put_cells(
         if i:
             _put_byte(b, _TAB)
         starts[i] = b.len
-        s = cols.col_slot[i]
-        p = NULL if s < 0 else cols.slots[s]  # a held column: always empty
+        s = col_slot[i]
+        p = NULL if s < 0 else slots[s]  # a held column: always empty
         if p == NULL:
             if st != NULL:
                 st.absent += 1
@@ -254,17 +255,17 @@ cdef int _put_cells(
             _put_byte(b, _BACKSLASH)
     if integral:  # (a float cell is never the raw-CR last cell rewritten below)
         for i in range(last + 1):
-            s = cols.col_slot[i]
-            p = NULL if s < 0 else cols.slots[s]
+            s = col_slot[i]
+            p = NULL if s < 0 else slots[s]
             if p != NULL and _type_of(p) == &_FLOAT and isfinite(_float_value(p)):
                 f = _float_value(p)
                 if -1e15 < f < 1e15 and f == <double>(<long long>f):
                     _mark_integral(marks, ends[i] + shift, i)
-    s = cols.col_slot[last]
-    if PyUnicode_READ(b.kind, b.data, b.len - 1) == _CR and s >= 0 and cols.slots[s] != NULL:
+    s = col_slot[last]
+    if PyUnicode_READ(b.kind, b.data, b.len - 1) == _CR and s >= 0 and slots[s] != NULL:
         # only a string's text can end in a raw CR
         b.len = row_start if last == 0 else starts[last] + shift
-        value = <object>cols.slots[s]
+        value = <object>slots[s]  # a reference of our own: what runs below may free a borrowed one
         if cut[last]:  # a str: only a string's text ends in a CR
             value = value[cut[last]:]
         _put_text(b, _escape(dumps_cell(value)))
@@ -278,6 +279,53 @@ cdef enum:
     _ASKEW = 2  # a row's keys are not the row_keys asked for
 
 
+cdef bint _plain_columns(_Columns cols):
+    # Whether each row is read as its own items in order: the rows must hold
+    # row_keys, which are the columns' keys, one column each, in column order.
+    cdef Py_ssize_t c
+    if cols.row_keys is None or cols.ngroups != 1 or cols.nslots != cols.ncols:
+        return False
+    if len(cols.row_keys) != cols.ncols:
+        return False
+    for c in range(cols.ncols):
+        if cols.col_slot[c] != c or cols.keys[c] != <PyObject *>cols.row_keys[c]:
+            return False
+    return True
+
+
+cdef int _plain_row(_Columns cols, object row, PyObject **vals) except -1:
+    # A row of _plain_columns read in one walk into vals, borrowed: 0 when every
+    # key is the column's own key object and every value one _put_cells writes
+    # with no Python code (so nothing can free it meanwhile); 1 when the row's
+    # keys are not row_keys; 2 otherwise (cols.gather then reads it).
+    cdef PyObject *d = <PyObject *>row
+    cdef PyObject *k
+    cdef PyObject *v
+    cdef PyTypeObject *t
+    cdef Py_ssize_t pos = 0, e = 0, m = cols.ncols
+    cdef int overflow
+    if _type_of(d) != &_DICT:
+        return 2
+    if _dict_size(d) != m:
+        return 1
+    while _dict_next(d, &pos, &k, &v):
+        if e >= m or k != cols.keys[e]:
+            return 2
+        t = _type_of(v)
+        if t == &_STR or v == _NONE or v == _TRUE or v == _FALSE:
+            pass
+        elif t == &_INT:
+            overflow = 0
+            _as_long_long(v, &overflow)
+            if overflow:
+                return 2
+        elif t != &_FLOAT or not isfinite(_float_value(v)):
+            return 2
+        vals[e] = v
+        e += 1
+    return 0 if e == m else 2
+
+
 cdef int _write_rows(
     _Buf *b, rows, _Columns cols, tuple fields, bint empty_null, frozenset floats,
     char *floatcol, const Py_ssize_t *cut, Py_ssize_t *starts, _Stats *st,
@@ -286,20 +334,47 @@ cdef int _write_rows(
     # Every row line into b, each with its LF. With st, every row's cells are
     # counted; with marks, the integral float cells are marked.
     cdef Py_ssize_t i, c, nf = cols.ncols
+    cdef bint plain = _plain_columns(cols)
+    cdef int read
+    # vals: a plain row's values, borrowed; ident: column c reads vals[c]
+    cdef PyObject **vals = NULL
+    cdef Py_ssize_t *ident = NULL
     b.len = 0
     b.kind = PyUnicode_1BYTE_KIND
     b.wide = False
     for c in range(nf):
         floatcol[c] = fields[c] in floats
-    for i in range(len(rows)):
-        try:
-            if cols.gather(rows[i], i):
-                return _ASKEW
-            _put_cells(
-                b, cols, fields, empty_null, floatcol, cut, starts, starts + nf, i, marks, st
-            )
-        finally:
-            cols.release()
+    try:
+        if plain:
+            vals = <PyObject **>PyMem_Malloc(nf * sizeof(PyObject *))
+            ident = <Py_ssize_t *>PyMem_Malloc(nf * sizeof(Py_ssize_t))
+            if vals == NULL or ident == NULL:
+                raise MemoryError()
+            for c in range(nf):
+                ident[c] = c
+        for i in range(len(rows)):
+            if plain:
+                read = _plain_row(cols, rows[i], vals)
+                if read == 1:
+                    return _ASKEW
+                if read == 0:
+                    _put_cells(
+                        b, vals, ident, nf, fields, empty_null, floatcol, cut, starts,
+                        starts + nf, i, marks, st,
+                    )
+                    continue
+            try:
+                if cols.gather(rows[i], i):
+                    return _ASKEW
+                _put_cells(
+                    b, cols.slots, cols.col_slot, nf, fields, empty_null, floatcol, cut, starts,
+                    starts + nf, i, marks, st,
+                )
+            finally:
+                cols.release()
+    finally:
+        PyMem_Free(vals)
+        PyMem_Free(ident)
     return _WRITTEN
 
 
