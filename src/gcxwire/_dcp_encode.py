@@ -12,7 +12,7 @@ import orjson
 
 from ._dcp_infer import infer_schema
 from ._dcp_schema import DcpSchema, Path, resolve, split_path, unwrap
-from ._impl import dcp_lines, dcp_rows
+from ._impl import dcp_lines, dcp_rows, dcp_text
 from ._values import ABSENT, check_value, dumps_valid, is_plain, path_join, too_many_digits
 from .errors import EncodeTypeError, EncodeValueError
 
@@ -166,6 +166,12 @@ def _flat_table(
     if found is None or not found[0]:
         return None
     names, rows = found
+    top = head(DcpSchema(id=f"{domain}:v1", fields=names))
+    # Text past Latin-1 is written from the str values themselves: orjson's UTF-8 would
+    # cost more to decode back to a str than to write (None: orjson's text is faster).
+    lines = dcp_text(rows, top)
+    if lines is not None:
+        return lines
     try:
         # One orjson call for the whole table (a call per row costs ~10x more: each result
         # is a fresh allocation), then a row per line: every "],[" between two rows is
@@ -173,7 +179,6 @@ def _flat_table(
         text = orjson.dumps(rows)
     except orjson.JSONEncodeError:  # a lone surrogate
         return None
-    top = head(DcpSchema(id=f"{domain}:v1", fields=names))
     lines = dcp_lines(text, len(rows), top)
     if lines is None:
         lines = "\n".join([top, *(orjson.dumps(row).decode() for row in rows)])

@@ -469,3 +469,111 @@ def dcp_records(list rows, names, bint dash, /):
             _dict_set(record, keys[j], <object>v)
         out.append(record)
     return out
+
+
+# --- rows of wide text, written from the values ---------------------------------
+# orjson writes UTF-8, and past Latin-1 turning its bytes back into a str costs
+# several times the dumps (unicode-5,000: 1.1 ms against 0.23 ms). The str values
+# are already text of their kind, so the rows are written from them into a text
+# buffer at the widest kind met (_buffer.pxi), each string escaped and widened by
+# dcp_json_copy (_gcx_dcp_text.h). Anything but str, 64-bit int, bool and None is
+# written by orjson (as a one-cell row, so that it nests as deep as in the table).
+
+cdef extern from "_gcx_dcp_text.h":
+    Py_ssize_t dcp_json_copy(void *dst, int dkind, const void *src, int skind, Py_ssize_t n)
+
+
+cdef inline int _dcp_row_kind(list row):
+    # The widest kind of the row's strs.
+    cdef Py_ssize_t i
+    cdef PyObject *v
+    cdef int kind = PyUnicode_1BYTE_KIND
+    for i in range(_list_size(<PyObject *>row)):
+        v = _list_item(<PyObject *>row, i)
+        if _is_str(v) and _ukind(v) > kind:
+            kind = _ukind(v)
+    return kind
+
+
+cdef int _dcp_put_cell(_Buf *b, PyObject *v) except -1:
+    # v as orjson writes it; 1 when orjson refuses it (a lone surrogate...).
+    cdef PyTypeObject *t = _type_of(v)
+    cdef Py_ssize_t n, wrote
+    cdef int kind, overflow = 0
+    cdef long long x
+    if t == &_STR:
+        kind = _ukind(v)
+        n = _ulen(v)
+        if kind > b.kind:
+            _widen(b, kind)
+        elif kind == PyUnicode_1BYTE_KIND and not _uascii(v):
+            b.wide = True
+        _reserve(b, 6 * n + 2)
+        PyUnicode_WRITE(b.kind, b.data, b.len, _QUOTE)
+        wrote = dcp_json_copy(b.data + (b.len + 1) * b.kind, b.kind, _udata(v), kind, n)
+        if wrote < 0:
+            return 1
+        b.len += wrote + 2
+        PyUnicode_WRITE(b.kind, b.data, b.len - 1, _QUOTE)
+        return 0
+    if v == _NONE:
+        return _put(b, b"null", 4)
+    if v == _TRUE:
+        return _put(b, b"true", 4)
+    if v == _FALSE:
+        return _put(b, b"false", 5)
+    if t == &_INT:
+        x = _as_long_long(v, &overflow)
+        if not overflow:
+            return _put_int(b, x)
+    try:
+        if t == &_FLOAT:
+            text = (<bytes>_dumps(<object>v)).decode("utf-8")
+        else:
+            text = (<bytes>_dumps([[<object>v]])).decode("utf-8")
+            text = text[2:len(text) - 2]  # without the one-cell row's brackets
+    except _JSONEncodeError:
+        return 1
+    return _put_text(b, text)
+
+
+def dcp_text(list rows, str head, /):
+    """``head``, a line feed, then each of ``rows`` (lists) as orjson writes it,
+    a line each; None when the first row holds no str past U+00FF (orjson's text
+    is the faster start there), a row is no list, or orjson refuses a value."""
+    cdef Py_ssize_t n = len(rows), i, r
+    cdef _Buf b
+    cdef Py_UCS4 top
+    if n == 0 or type(rows[0]) is not list or _dcp_row_kind(<list>rows[0]) == 1:
+        return None
+    b.data = NULL
+    b.len = b.cap = 0
+    b.kind = _dcp_row_kind(<list>rows[0])
+    b.wide = False
+    try:
+        _put_text(&b, head)
+        for r in range(n):
+            row = rows[r]
+            if type(row) is not list:
+                return None
+            _put_byte(&b, _LF)
+            _put_byte(&b, _LBRACKET)
+            i = 0
+            while i < _list_size(<PyObject *>row):  # orjson may run code that changes it
+                if i:
+                    _put_byte(&b, _COMMA)
+                if _dcp_put_cell(&b, _list_item(<PyObject *>row, i)):
+                    return None
+                i += 1
+            _put_byte(&b, _RBRACKET)
+            if r == 0:  # room for rows like the first
+                _reserve(&b, (b.len - len(head)) * (n - 1) * 9 // 8)
+        top = (
+            (255 if b.wide else 127) if b.kind == PyUnicode_1BYTE_KIND
+            else (0xFFFF if b.kind == PyUnicode_2BYTE_KIND else 0x10FFFF)
+        )
+        out = PyUnicode_New(b.len, top)
+        memcpy(PyUnicode_DATA(out), b.data, b.len * b.kind)
+        return out
+    finally:
+        PyMem_Free(b.data)

@@ -42,6 +42,7 @@ dcp_join = _twin.dcp_join
 dcp_records = _twin.dcp_records
 dcp_lines = _twin.dcp_lines
 dcp_rows = _twin.dcp_rows
+dcp_text = _twin.dcp_text
 decode_row = _twin.decode_row
 decode_rows = _twin.decode_rows
 dict_column = _twin.dict_column

@@ -123,6 +123,7 @@ __all__ = [
     "plain_json",
     "dcp_rows",
     "dcp_lines",
+    "dcp_text",
     "dcp_join",
     "dcp_records",
     "text_marks",

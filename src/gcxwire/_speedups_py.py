@@ -20,6 +20,8 @@ from collections.abc import Callable, Iterable, Sequence, Sized
 from itertools import accumulate, repeat
 from typing import Any
 
+import orjson
+
 from ._key_order import merge_key_orders
 from ._values import ABSENT, NUMBER, int_to_str, path_join, str_to_int
 from ._values import dumps as dumps_cell
@@ -48,6 +50,7 @@ __all__ = [
     "plain_json",
     "dcp_rows",
     "dcp_lines",
+    "dcp_text",
     "dcp_join",
     "dcp_records",
     "text_marks",
@@ -1029,6 +1032,24 @@ def dcp_lines(text: bytes, rows: int, head: str, /) -> str | None:
     if len(text) < 2 or rows < 1 or text.count(b"],[") != rows - 1:
         return None
     return head + "\n" + text[1:-1].replace(b"],[", b"]\n[").decode()
+
+
+def dcp_text(rows: list[Any], head: str, /) -> str | None:
+    """``head``, a line feed, then each of ``rows`` (lists) as orjson writes it,
+    a line each; None when the first row holds no str past U+00FF (orjson's text
+    is the faster start there), a row is no list, or orjson refuses a value."""
+    if not rows or type(rows[0]) is not list or set(map(type, rows)) != {list}:
+        return None
+    if not any(isinstance(cell, str) and cell and max(cell) > "\xff" for cell in rows[0]):
+        return None
+    try:
+        text = orjson.dumps(rows)
+    except orjson.JSONEncodeError:
+        return None
+    lines = dcp_lines(text, len(rows), head)
+    if lines is None:  # a cell holds "],["
+        lines = "\n".join([head, *(orjson.dumps(row).decode() for row in rows)])
+    return lines
 
 
 # A closed JSON string within a line, and what is left of a line without them: its
