@@ -4,17 +4,17 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import accumulate, chain, repeat
-from operator import eq, itemgetter
+from operator import eq
 from typing import Any
 
 import orjson
 
 from ._dcp_encode import MARKERS, PLACEHOLDER, STYLES
 from ._dcp_schema import DcpSchema, SchemaRegistry, split_path
-from ._impl import dcp_join, dcp_records
+from ._impl import dcp_join, dcp_records, dcp_tree_records
 from ._values import has_long_digits, loads, long_digit_lines
 from .errors import DecodeError
 from .limits import (
@@ -273,7 +273,7 @@ def _flat_records(
         return None
     if dash_absent and any(map(eq, repeat("-"), chain.from_iterable(rows))):
         return None  # a group of absent members makes no object: the row loop decides
-    # Dotted names: every record has the same tree, each object built from its columns
+    # Dotted names: every record has the same tree, each object built from its row
     # (a group's dict from its members', in first-seen order, as _put makes them).
     tree: dict[str, Any] = {}
     for i, path in enumerate(paths):
@@ -281,7 +281,7 @@ def _flat_records(
         for segment in path[:-1]:
             node = node.setdefault(segment, {})
         node[path[-1]] = i
-    return list(_objects(tree, rows))
+    return dcp_tree_records(rows, tree, len(names))
 
 
 def _each_line(reader: _Reader, texts: list[str], digits: int) -> list[Any] | None:
@@ -308,15 +308,6 @@ def _each_line(reader: _Reader, texts: list[str], digits: int) -> list[Any] | No
     except (ValueError, RecursionError):  # orjson's and the stdlib's refusals
         return None
     return rows
-
-
-def _objects(tree: dict[str, Any], rows: list[list[Any]]) -> Iterator[dict[str, Any]]:
-    """One object per row: ``tree``'s keys, a leaf's row value (its index) or a sub-object."""
-    columns = [
-        map(itemgetter(node), rows) if type(node) is int else _objects(node, rows)
-        for node in tree.values()
-    ]
-    return map(dict, map(zip, repeat(tuple(tree)), zip(*columns)))
 
 
 def header_id(text: str | bytes | bytearray) -> str | None:

@@ -1,6 +1,11 @@
 # DCP's leaves: the positional rows of a batch of records (encode), the rows'
-# lines from orjson's one text, and back (decode). Same results as the pure
-# twin's dcp_* functions; None wherever the pure Python path must decide.
+# lines from orjson's one text or from the values (wide text), and back
+# (decode). Same results as the pure twin's dcp_* functions; None wherever the
+# pure Python path must decide.
+
+cdef extern from "_gcx_dcp_text.h":
+    Py_ssize_t dcp_json_copy(void *dst, int dkind, const void *src, int skind, Py_ssize_t n)
+    Py_ssize_t dcp_plain_1(const Py_UCS1 *s, Py_ssize_t i, Py_ssize_t n, unsigned int *seen)
 
 cdef object _NOT_PLAIN = object()  # a cell the general DCP path must judge
 cdef int _DCP_OPEN = 3  # dcp.encode's inference opens objects at paths of up to 3 keys
@@ -360,6 +365,8 @@ cdef Py_ssize_t _dcp_line_end(const void *data, int kind, Py_ssize_t at, Py_ssiz
             run = 0
             i += 1
             while True:
+                if kind == PyUnicode_1BYTE_KIND:  # the string's plain run, 16 at a time
+                    i = dcp_plain_1(<const Py_UCS1 *>data, i, size, &seen)
                 if i >= size:
                     return -1
                 c = PyUnicode_READ(kind, data, i)
@@ -399,6 +406,12 @@ cdef Py_ssize_t _dcp_line_end(const void *data, int kind, Py_ssize_t at, Py_ssiz
     return -1
 
 
+cdef inline Py_ssize_t _find_lf(const char *data, Py_ssize_t a, Py_ssize_t b) noexcept:
+    # The first LF in data[a:b], or -1.
+    cdef const char *hit = <const char *>memchr(data + a, _LF, b - a) if a < b else NULL
+    return -1 if hit == NULL else hit - data
+
+
 def dcp_join(str text, Py_ssize_t start, Py_ssize_t max_line, Py_ssize_t max_depth, /):
     """The lines of ``text`` from offset ``start`` on (one final LF ends the last)
     as one JSON array text, and their count, when every line is one JSON array
@@ -430,9 +443,15 @@ def dcp_join(str text, Py_ssize_t start, Py_ssize_t max_line, Py_ssize_t max_dep
     PyUnicode_WRITE(okind, odata, 0, _LBRACKET)
     if okind == kind:
         memcpy(<char *>odata + kind, <const char *>data + start * kind, (length - 2) * kind)
-        for i in range(1, length - 1):
-            if PyUnicode_READ(okind, odata, i) == _LF:
-                PyUnicode_WRITE(okind, odata, i, _COMMA)
+        i = 1
+        while True:  # each LF a comma, found by memchr (a character at a time: ~3x slower)
+            i = _find_wide(okind, odata, _LF, i, length - 1) if okind != 1 else _find_lf(
+                <const char *>odata, i, length - 1
+            )
+            if i < 0:
+                break
+            PyUnicode_WRITE(okind, odata, i, _COMMA)
+            i += 1
     else:
         for i in range(start, start + length - 2):
             c = PyUnicode_READ(kind, data, i)
@@ -478,9 +497,6 @@ def dcp_records(list rows, names, bint dash, /):
 # buffer at the widest kind met (_buffer.pxi), each string escaped and widened by
 # dcp_json_copy (_gcx_dcp_text.h). Anything but str, 64-bit int, bool and None is
 # written by orjson (as a one-cell row, so that it nests as deep as in the table).
-
-cdef extern from "_gcx_dcp_text.h":
-    Py_ssize_t dcp_json_copy(void *dst, int dkind, const void *src, int skind, Py_ssize_t n)
 
 
 cdef inline int _dcp_row_kind(list row):
@@ -577,3 +593,52 @@ def dcp_text(list rows, str head, /):
         return out
     finally:
         PyMem_Free(b.data)
+
+
+cdef tuple _dcp_tree_plan(dict tree, Py_ssize_t width):
+    # (keys, nodes): a node is a row index or a plan of its own; None for an empty
+    # tree or an index that is no int in range(width).
+    cdef list nodes = []
+    if not tree:
+        return None
+    for node in tree.values():
+        if type(node) is dict:
+            sub = _dcp_tree_plan(<dict>node, width)
+            if sub is None:
+                return None
+            nodes.append(sub)
+        elif type(node) is int and 0 <= <object>node < width:
+            nodes.append(node)
+        else:
+            return None
+    return tuple(tree), tuple(nodes)
+
+
+cdef object _dcp_tree_record(PyObject *row, tuple keys, tuple nodes):
+    cdef Py_ssize_t j, m = len(keys)
+    record = _new_dict(m)
+    for j in range(m):
+        node = nodes[j]
+        if type(node) is tuple:
+            _dict_set(record, keys[j], _dcp_tree_record(row, <tuple>node[0], <tuple>node[1]))
+        else:
+            _dict_set(record, keys[j], <object>_list_item(row, PyLong_AsSsize_t(node)))
+    return record
+
+
+def dcp_tree_records(list rows, dict tree, Py_ssize_t width, /):
+    """Each row (a list of ``width`` values) as a record of ``tree``'s shape: its
+    keys in order, each holding the row's value at its index or an object of the
+    subtree's shape. None when a row is no list of ``width`` values, or a tree
+    is empty or holds anything but subtrees (dicts) and ints below ``width``."""
+    cdef list out = []
+    plan = _dcp_tree_plan(tree, width)
+    if plan is None:
+        return None
+    for row in rows:
+        if type(row) is not list or len(<list>row) != width:
+            return None
+    keys, nodes = plan
+    for row in rows:
+        out.append(_dcp_tree_record(<PyObject *>row, <tuple>keys, <tuple>nodes))
+    return out

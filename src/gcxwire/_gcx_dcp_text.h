@@ -168,4 +168,34 @@ surrogate:
 #undef DCP_TAIL
 #undef DCP_PUT_CHAR
 
+/* dcp_plain_1(s, i, n, seen): the index of the first `"`, backslash or LF in the
+   1-byte text s[i:n] (n when none), for the row-line scan of DCP decoding: the
+   text inside a JSON string up to where it may end. *seen gets 0x80 when one of
+   the characters passed is above 127 (the joined text is then Latin-1). */
+static Py_ssize_t dcp_plain_1(const Py_UCS1 *s, Py_ssize_t i, Py_ssize_t n, unsigned int *seen) {
+#ifdef GCX_SSE2
+    __m128i high = _mm_setzero_si128();
+    for (; i + 16 <= n; i += 16) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(s + i));
+        int m = _mm_movemask_epi8(_mm_or_si128(
+            _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))),
+            _mm_cmpeq_epi8(v, _mm_set1_epi8('\n'))));
+        if (m) {
+            Py_ssize_t at = i + __builtin_ctz((unsigned int)m);
+            for (; i < at; i++) *seen |= s[i] & 0x80;
+            if (_mm_movemask_epi8(high)) *seen |= 0x80;
+            return at;
+        }
+        high = _mm_or_si128(high, v);
+    }
+    if (_mm_movemask_epi8(high)) *seen |= 0x80;
+#endif
+    for (; i < n; i++) {
+        Py_UCS1 u = s[i];
+        if (u == '"' || u == '\\' || u == '\n') return i;
+        *seen |= u & 0x80;
+    }
+    return n;
+}
+
 #endif

@@ -40,6 +40,7 @@ flat_prefixes = _twin.flat_prefixes
 constant_columns = _twin.constant_columns
 dcp_join = _twin.dcp_join
 dcp_records = _twin.dcp_records
+dcp_tree_records = _twin.dcp_tree_records
 dcp_lines = _twin.dcp_lines
 dcp_rows = _twin.dcp_rows
 dcp_text = _twin.dcp_text

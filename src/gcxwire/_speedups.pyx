@@ -126,6 +126,7 @@ __all__ = [
     "dcp_text",
     "dcp_join",
     "dcp_records",
+    "dcp_tree_records",
     "text_marks",
     "crlf_only",
     "split_column",

@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Iterable, Sequence, Sized
+from collections.abc import Callable, Iterable, Iterator, Sequence, Sized
 from itertools import accumulate, repeat
+from operator import itemgetter
 from typing import Any
 
 import orjson
@@ -53,6 +54,7 @@ __all__ = [
     "dcp_text",
     "dcp_join",
     "dcp_records",
+    "dcp_tree_records",
     "text_marks",
     "crlf_only",
     "split_column",
@@ -1104,6 +1106,36 @@ def dcp_records(
     if dash and any("-" in row for row in rows):
         return [{n: v for n, v in zip(names, row) if not _dash(v)} for row in rows]
     return list(map(dict, map(zip, repeat(names), rows)))
+
+
+def _tree_fits(tree: dict[str, Any], width: int) -> bool:
+    return bool(tree) and all(
+        _tree_fits(node, width) if type(node) is dict else type(node) is int and 0 <= node < width
+        for node in tree.values()
+    )
+
+
+def _tree_objects(tree: dict[str, Any], rows: list[list[Any]]) -> Iterator[dict[str, Any]]:
+    # One object per row: tree's keys, a leaf's row value (its index) or a sub-object.
+    columns = [
+        map(itemgetter(node), rows) if type(node) is int else _tree_objects(node, rows)
+        for node in tree.values()
+    ]
+    return map(dict, map(zip, repeat(tuple(tree)), zip(*columns)))
+
+
+def dcp_tree_records(
+    rows: list[Any], tree: dict[str, Any], width: int, /
+) -> list[dict[str, Any]] | None:
+    """Each row (a list of ``width`` values) as a record of ``tree``'s shape: its
+    keys in order, each holding the row's value at its index or an object of the
+    subtree's shape. None when a row is no list of ``width`` values, or a tree
+    is empty or holds anything but subtrees (dicts) and ints below ``width``."""
+    if not _tree_fits(tree, width):
+        return None
+    if set(map(type, rows)) - {list} or set(map(len, rows)) - {width}:
+        return None
+    return list(_tree_objects(tree, rows))
 
 
 _NOT_TEXT = "Argument 'text' has incorrect type (expected str, got {})"
