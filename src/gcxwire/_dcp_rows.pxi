@@ -41,6 +41,24 @@ def dcp_rows(list items, object absent, /):
     inside an object, is empty or holds "."), a cell that is not plain JSON
     (NaN, ints past 64 bits, subclasses, tuples...), dot names that repeat.
     """
+    cdef _IdMap ids
+    if not items or type(items[0]) is not dict:
+        return None
+    for value in (<dict>items[0]).values():
+        if isinstance(value, dict):
+            return _dcp_shaped_rows(items, absent)
+    _id_init(&ids, 64, 1 << 16)
+    try:
+        return _dcp_flat_rows(items, absent, &ids, [])
+    finally:
+        _id_free(&ids)
+
+
+cdef object _dcp_flat_rows(list items, object absent, _IdMap *ids, list held):
+    # dcp_rows of records holding no object. A key's column is found by a probe of
+    # the few after the last one's (rows skip a few fields), else by the key
+    # object's address (records built alike share their key objects: no string
+    # hash or compare), else by its value.
     cdef Py_ssize_t n = len(items), i, width = 0, col, last, probe, pos
     cdef PyObject *k
     cdef PyObject *v
@@ -49,11 +67,6 @@ def dcp_rows(list items, object absent, /):
     cdef list names = []
     cdef list rows = []
     cdef list row
-    if n == 0 or type(items[0]) is not dict:
-        return None
-    for value in (<dict>items[0]).values():
-        if isinstance(value, dict):
-            return _dcp_shaped_rows(items, absent)
     for i in range(n):
         record = items[i]
         if type(record) is not dict:
@@ -71,7 +84,7 @@ def dcp_rows(list items, object absent, /):
                     col = probe
                     break
                 probe += 1
-            if col < 0:
+            if col < 0 and not _id_get(ids, k, &col):
                 found = _dict_get(<PyObject *>index, k)
                 if found == NULL:
                     col = width
@@ -81,6 +94,7 @@ def dcp_rows(list items, object absent, /):
                     row.append(absent)
                 else:
                     col = PyLong_AsSsize_t(<object>found)
+                _id_put(ids, held, k, col)
             last = col
             cell = _dcp_cell(<object>v, absent, False)
             if cell is _NOT_PLAIN:

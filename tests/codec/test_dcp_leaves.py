@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gcxwire import _dcp_decode, _speedups_py, dcp
+from gcxwire import _dcp_decode, _dcp_encode, _speedups_py, dcp
 
 try:
     from gcxwire import _speedups
@@ -127,3 +127,23 @@ def test_decode_rebuilds_dotted_names_as_before() -> None:
     assert '"user.site.admin"' in text.split("\n")[0]
     assert dcp.decode(text) == records
     assert [list(r["user"]) for r in dcp.decode(text)] == [["login", "site"]] * 20
+
+
+def _rows(records: list[Any]) -> Any:
+    return vars(_dcp_encode)["dcp_rows"](records, None)
+
+
+def test_rows_find_columns_by_key_object_and_by_value() -> None:
+    # Wide sparse records: keys far apart in first-seen order (past the probe of a few
+    # columns), some equal keys as other str objects (not the first records' own).
+    names = [f"k{c}" for c in range(40)]
+    records: list[dict[str, Any]] = [{n: i for n in names[i % 3 :: 3]} for i in range(6)]
+    records.append({"".join(["k", "3", "9"]): 1, "".join(["k", "0"]): 2, "new": 3})
+    records.append({n: n for n in reversed(names)})
+    found = _rows(records)
+    assert found is not None
+    fields, rows = found
+    assert list(fields) == [*names[0::3], *names[1::3], *names[2::3], "new"]
+    assert [dict(zip(fields, row)) for row in rows] == [
+        {f: r.get(f) for f in fields} for r in records
+    ]
