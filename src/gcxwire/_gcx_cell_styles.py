@@ -132,6 +132,7 @@ def _unguarded(
         k
         for k, n in enumerate(counts)
         if n >= _STR_MIN
+        and cells[k]  # a marker's name list cannot hold an empty name (§5)
         and (path := paths[k]) is not None
         and all(type(v) is str or v is ABSENT for v in (_at(row, path) for row in rows))
     ]
@@ -181,7 +182,7 @@ def _crlf(
     if held is None:
         held = crlf_cells(text, header)
     for k, path in enumerate(paths):
-        if path is None or k >= len(cells) or k not in held:
+        if path is None or k >= len(cells) or not cells[k] or k not in held:
             continue
         # A spread sample first: one non-string or lone CR/LF there rules the column out.
         sample = [_at(rows[i * size // _PROBES], path) for i in range(min(size, _PROBES))]
@@ -376,6 +377,7 @@ def _rewritten(
         for k, path in enumerate(paths)
         if path is not None
         and k < len(cells)
+        and cells[k]  # a marker's name list cannot hold an empty name
         and k in looked
         and units(_column(rows, path)) is not None
     ]
