@@ -20,9 +20,19 @@ from .errors import EncodeValueError
 GO_LINE_BYTES = 4 * 1024 * 1024 - 1
 
 
+# A line shorter than twice this many characters fits, whatever they are.
+_TILE = GO_LINE_BYTES // 8
+
+
 def lines_fit_go(text: str) -> bool:
     """Whether every line of ``text`` is short enough for the Go reference decoder."""
     if len(text) * 4 <= GO_LINE_BYTES:  # 4 bytes per character at most
+        return True
+    # A line of 2 * _TILE characters or more holds a whole tile [k * _TILE, (k + 1) * _TILE):
+    # when each holds an LF (a memchr each, stopping at the first), every line fits. The
+    # split below copied a 5.7 MB payload into its lines (3.4 ms on issues-5000).
+    size = len(text)
+    if all(text.find("\n", at, at + _TILE) >= 0 for at in range(0, size - _TILE + 1, _TILE)):
         return True
     return all(
         len(line) * 4 <= GO_LINE_BYTES
