@@ -34,7 +34,14 @@ from .jsonrpc import (
 )
 from .upstream import DRAIN_AFTER_EXIT_TIMEOUT, Upstream
 
-__all__ = ["Framer", "ResponseRewriter", "UpstreamLink", "describe_exit", "exit_status"]
+__all__ = [
+    "Framer",
+    "ResponseRewriter",
+    "UpstreamLink",
+    "describe_exit",
+    "exit_status",
+    "in_thread",
+]
 
 log = logging.getLogger(__name__)
 
@@ -72,11 +79,17 @@ def describe_exit(returncode: int) -> str:
     return f"exited with status {returncode}"
 
 
-def _in_thread(work: Callable[[], T]) -> asyncio.Future[T]:
-    """``work()`` in a daemon thread: one that overran its budget must not hold
-    up the proxy's exit, as a thread of the default executor would."""
+def in_thread(work: Callable[[], T], name: str) -> asyncio.Future[T]:
+    """``work()`` in a daemon thread, its outcome as a future of the running loop.
+
+    Daemon: a thread that overran its budget (a rewrite), or is still blocked in
+    a read (the client's, after SIGTERM), must not hold up the proxy's exit, as
+    a thread of the default executor would.
+    """
     loop = asyncio.get_running_loop()
     future: asyncio.Future[T] = loop.create_future()
+    # Read even when nobody awaits it (a client thread left behind at exit).
+    future.add_done_callback(lambda done: done.cancelled() or done.exception())
 
     def settle(result: T | None, error: BaseException | None) -> None:
         if future.done():
@@ -96,7 +109,7 @@ def _in_thread(work: Callable[[], T]) -> asyncio.Future[T]:
         except RuntimeError:  # the loop is closed: nobody waits any more
             pass
 
-    threading.Thread(target=run, name="gcxwire-rewrite", daemon=True).start()
+    threading.Thread(target=run, name=name, daemon=True).start()
     return future
 
 
@@ -248,7 +261,9 @@ class UpstreamLink:
             return line
         if len(line) <= OFFLOAD_BYTES:
             return self._rewrite(line, request, message, defer=True)
-        self._rewriting = _in_thread(lambda: self._rewrite(line, request, message))
+        self._rewriting = in_thread(
+            lambda: self._rewrite(line, request, message), "gcxwire-rewrite"
+        )
         try:
             return await asyncio.wait_for(asyncio.shield(self._rewriting), REWRITE_BUDGET)
         except asyncio.TimeoutError:

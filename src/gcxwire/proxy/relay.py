@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Container
 
 from .framing import LineReader, LineWriter
 from .http_upstream import HttpUpstream
@@ -65,23 +65,7 @@ class Relay:
         from_client.cancel()
         stop.cancel()
         broken.cancel()
-        if from_server in done:
-            if from_server.exception() is None:
-                return from_server.result()
-            log.error("relaying to the client failed: %r", from_server.exception())
-            log.debug("how", exc_info=from_server.exception())
-            return exit_status(await upstream.stop())
-        if from_client in done and from_client.exception() is not None:
-            log.error("reading from the client failed: %r", from_client.exception())
-        # The client is gone: stop the server while its output is still drained.
-        status = await upstream.stop()
-        # Bounded: once the server has exited, its stdout is cut after a drain
-        # (upstream.DRAIN_AFTER_EXIT_TIMEOUT); a slow client only slows it down.
-        try:
-            await from_server
-        except Exception as exc:  # the client is gone too: its answers cannot reach it
-            log.info("the last answers of %s were not delivered: %r", upstream.name, exc)
-        return exit_status(status)
+        return await wind_down(upstream, done, from_server, from_client)
 
     async def _pump_from_client(self) -> None:
         while (line := await self._client_in.readline()) is not None:
@@ -91,6 +75,33 @@ class Relay:
             if forward:
                 await self._link.send(line, request)
         log.info("client closed its input")
+
+
+async def wind_down(
+    upstream: Upstream | HttpUpstream,
+    done: Container[object],
+    from_server: asyncio.Future[int],
+    from_client: asyncio.Future[None],
+) -> int:
+    """The exit status once one of a relay's waits is ``done``: the server's
+    pump's own, or the server's after it is stopped and its output drained."""
+    if from_server in done:
+        if from_server.exception() is None:
+            return from_server.result()
+        log.error("relaying to the client failed: %r", from_server.exception())
+        log.debug("how", exc_info=from_server.exception())
+        return exit_status(await upstream.stop())
+    if from_client in done and from_client.exception() is not None:
+        log.error("reading from the client failed: %r", from_client.exception())
+    # The client is gone: stop the server while its output is still drained.
+    status = await upstream.stop()
+    # Bounded: once the server has exited, its stdout is cut after a drain
+    # (upstream.DRAIN_AFTER_EXIT_TIMEOUT); a slow client only slows it down.
+    try:
+        await from_server
+    except Exception as exc:  # the client is gone too: its answers cannot reach it
+        log.info("the last answers of %s were not delivered: %r", upstream.name, exc)
+    return exit_status(status)
 
 
 def client_route(

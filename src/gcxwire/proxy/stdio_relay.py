@@ -18,54 +18,17 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import threading
 from collections.abc import Callable
-from typing import TypeVar
 
 from ..errors import UpstreamGone
 from .jsonrpc import PendingRequest
-from .link import Framer, ResponseRewriter, UpstreamLink, exit_status
+from .link import Framer, ResponseRewriter, UpstreamLink, in_thread
 from .pipes import FdWriter, PipeUpstream, read_fd, split_lines
-from .relay import client_route
+from .relay import client_route, wind_down
 
 __all__ = ["ThreadRelay"]
 
 log = logging.getLogger(__name__)
-
-T = TypeVar("T")
-
-
-def _thread(work: Callable[[], T], name: str) -> asyncio.Future[T]:
-    """``work()`` in a daemon thread, its outcome as a future of the running loop.
-
-    Daemon: a thread still blocked in a read (the client's, after SIGTERM)
-    must not hold up the proxy's exit.
-    """
-    loop = asyncio.get_running_loop()
-    future: asyncio.Future[T] = loop.create_future()
-    # Read even when nobody awaits it (a client thread left behind at exit).
-    future.add_done_callback(lambda done: done.cancelled() or done.exception())
-
-    def settle(result: T | None, error: BaseException | None) -> None:
-        if future.done():
-            return
-        if error is not None:
-            future.set_exception(error)
-        else:
-            future.set_result(result)  # type: ignore[arg-type]
-
-    def run() -> None:
-        try:
-            result, error = work(), None
-        except BaseException as exc:  # handed to the awaiting coroutine
-            result, error = None, exc
-        try:
-            loop.call_soon_threadsafe(settle, result, error)
-        except RuntimeError:  # the loop is closed: nobody waits any more
-            pass
-
-    threading.Thread(target=run, name=name, daemon=True).start()
-    return future
 
 
 class ThreadRelay:
@@ -102,9 +65,9 @@ class ThreadRelay:
         """Relay until the client or the server is gone; the exit status to use."""
         upstream = self._upstream
         await upstream.start()
-        pumped = _thread(self._pump_from_server, "gcxwire-from-server")
+        pumped = in_thread(self._pump_from_server, "gcxwire-from-server")
         from_server = asyncio.ensure_future(self._from_server(pumped))
-        from_client = _thread(self._pump_from_client, "gcxwire-from-client")
+        from_client = in_thread(self._pump_from_client, "gcxwire-from-client")
         stop = asyncio.ensure_future(self._stop.wait())
         broken = asyncio.ensure_future(self._gone.wait())
         watched: set[asyncio.Future[object]] = {from_server, from_client, stop, broken}  # type: ignore[arg-type]
@@ -112,23 +75,7 @@ class ThreadRelay:
         self._stopping = True
         stop.cancel()
         broken.cancel()
-        if from_server in done:
-            if from_server.exception() is None:
-                return from_server.result()
-            log.error("relaying to the client failed: %r", from_server.exception())
-            log.debug("how", exc_info=from_server.exception())
-            return exit_status(await upstream.stop())
-        if from_client in done and from_client.exception() is not None:
-            log.error("reading from the client failed: %r", from_client.exception())
-        # The client is gone: stop the server while its output is still drained.
-        status = await upstream.stop()
-        # Bounded: once the server has exited, its stdout is cut after a drain
-        # (upstream.DRAIN_AFTER_EXIT_TIMEOUT); a slow client only slows it down.
-        try:
-            await from_server
-        except Exception as exc:  # the client is gone too: its answers cannot reach it
-            log.info("the last answers of %s were not delivered: %r", upstream.name, exc)
-        return exit_status(status)
+        return await wind_down(upstream, done, from_server, from_client)
 
     async def _from_server(self, pumped: asyncio.Future[None]) -> int:
         await pumped
