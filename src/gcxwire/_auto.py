@@ -200,6 +200,8 @@ class _Auto:
             # cost a fraction of finding what the texts share (quotes-500 GCX1
             # and DCP: 155 against 756 us); long shared cells (nested) do not.
             return self.exact_count(name) - self.exact_count(other)
+        if (other, name) in self.differences:  # counted the other way round already
+            return -self.differences[other, name]
         key = (name, other)
         if key not in self.differences:
             self.differences[key] = tokens.count_difference(a, b)
@@ -341,8 +343,10 @@ class _Auto:
     def choose(self) -> str:
         json_text = self.texts["json"]
         assert json_text is not None
-        # Text that is not ASCII is counted by tiktoken whole: ~20 times slower.
-        if len(json_text) <= (_COUNT_WHOLE if json_text.isascii() else _COUNT_WHOLE // 8):
+        # Text with many characters that are not ASCII is counted by tiktoken
+        # whole: ~20 times slower.
+        whole = _COUNT_WHOLE if tokens.counted_by_pieces(json_text) else _COUNT_WHOLE // 8
+        if len(json_text) <= whole:
             return self.choose_counted()
         size = _SAMPLE_ROWS
         fits = self.estimate(size)
@@ -400,7 +404,7 @@ class _Auto:
         total = 0
         for name in names:
             text = self.texts["json"] if name == "json" else self.text(name)
-            if name not in self.sampled or text is None or not text.isascii():
+            if name not in self.sampled or text is None or not tokens.counted_by_pieces(text):
                 return False
             total += len(text)
         return total <= _COUNT_CLOSE
