@@ -620,6 +620,8 @@ def _rename_marks(
 
 def _restore_marks(rows: list[dict[str, Any]], marks: list[str]) -> None:
     # No child section takes these lists: each row's `x` goes back to `x[]`, at its place.
+    if not marks:  # every list was filled in place (the usual case): no row to look at
+        return
     keys = {mark[:-2]: mark for mark in marks}
     for i, row in enumerate(rows):
         if any(key in row for key in keys):
