@@ -16,8 +16,9 @@ for _c in range(256):
 def break_cells(str text, bint header, Py_ssize_t floor, /):
     """The row cells with ``floor`` (at least 1) or more ``\\n`` that follow no letter or digit.
 
-    One pass over the written rows (after the header line with ``header``):
-    ``[(row, index, start, end, count)]`` in text order, ``text[start:end]``
+    One look at each of the written rows (after the header line with
+    ``header``), a line read cell by cell only when it holds ``floor`` ``\\n``
+    escapes in all: ``[(row, index, start, end, count)]`` in text order, ``text[start:end]``
     the cell. An escape counts when the text before it in the cell, since the
     last escape, is not empty and does not end in a letter or digit, or ends
     in a ``\\t`` escape: at least as many as the line breaks a lines section
@@ -39,6 +40,16 @@ def break_cells(str text, bint header, Py_ssize_t floor, /):
         line_end = _find(kind, data, _LF, at, n)
         if line_end < 0:
             line_end = n
+        count = 0  # the line's `\\n` escapes first: as many as any of its cells counts, at most
+        j = _find(kind, data, _BACKSLASH, at, line_end)
+        while j >= 0 and count < floor:
+            if j + 1 < line_end and PyUnicode_READ(kind, data, j + 1) == _LOWER_N:
+                count += 1
+            j = _find(kind, data, _BACKSLASH, j + 1, line_end)
+        if count < floor:
+            at = line_end + 1
+            row += 1
+            continue
         k = 0
         while True:  # each cell of the line
             cell_end = _find(kind, data, _TAB, at, line_end)
@@ -72,22 +83,51 @@ def break_cells(str text, bint header, Py_ssize_t floor, /):
 
 
 cdef list _break_cells_1byte(const Py_UCS1 *b, Py_ssize_t n, Py_ssize_t at, Py_ssize_t floor):
-    # break_cells over 1-byte text from ``at``: one pass that reads 64 bytes at a time
-    # and stops only at a backslash, TAB or LF (a memchr per line, cell and
-    # backslash walked the long texts three times).
+    # break_cells over 1-byte text from ``at``, a line at a time: a memchr for its end and
+    # one per backslash count its `\\n` escapes (as many as any of its cells counts, at
+    # most), and only a line with ``floor`` of them is read cell by cell, 64 bytes at a
+    # time while it is in cache. Most lines have too few (a table without long multi-line
+    # texts, or CR LF bodies with fewer breaks than a header costs): one look each.
     cdef list out = []
-    cdef Py_ssize_t row = 0, k = 0, start = at, piece = at, count = 0, i = at, j, width
+    cdef Py_ssize_t row = 0, end, count
+    cdef const Py_UCS1 *q
+    cdef const Py_UCS1 *p
+    while at <= n:
+        q = <const Py_UCS1 *>memchr(b + at, _LF, n - at)
+        end = n if q == NULL else q - b
+        count = 0
+        p = b + at
+        while count < floor:
+            p = <const Py_UCS1 *>memchr(p, _BACKSLASH, (b + end) - p)
+            if p == NULL:
+                break
+            p += 1
+            if p < b + end and p[0] == _LOWER_N:
+                count += 1
+        if count >= floor:
+            _break_line_1byte(b, at, end, row, floor, out)
+        at = end + 1
+        row += 1
+    return out
+
+
+cdef int _break_line_1byte(
+    const Py_UCS1 *b, Py_ssize_t at, Py_ssize_t end, Py_ssize_t row, Py_ssize_t floor, list out
+) except -1:
+    # The cells of line b[at:end] (no LF in it) with ``floor`` or more escapes that count,
+    # appended to ``out``: one pass that reads 64 bytes at a time and stops only at a
+    # backslash or TAB.
+    cdef Py_ssize_t k = 0, start = at, piece = at, count = 0, i = at, j, width
     cdef uint64_t mask
-    cdef Py_UCS1 u, c
-    while i < n:
-        width = 64 if n - i >= 64 else n - i
+    cdef Py_UCS1 c
+    while i < end:
+        width = 64 if end - i >= 64 else end - i
         mask = gcx_specials(b + i, width)
         while mask:
             j = i + gcx_lowest_bit(mask)
             mask &= mask - 1
-            u = b[j]
-            if u == _BACKSLASH:
-                if j + 1 < n and b[j + 1] == _LOWER_N:
+            if b[j] == _BACKSLASH:
+                if j + 1 < end and b[j + 1] == _LOWER_N:
                     if j > piece:
                         c = b[j - 1]
                         if not _ALNUM1[c] or (
@@ -95,17 +135,13 @@ cdef list _break_cells_1byte(const Py_UCS1 *b, Py_ssize_t n, Py_ssize_t at, Py_s
                         ):
                             count += 1
                     piece = j + 2
-            else:  # a TAB or LF ends the cell
+            else:  # a TAB ends the cell
                 if count >= floor:
                     out.append((row, k, start, j, count))
                 count = 0
-                if u == _TAB:
-                    k += 1
-                else:
-                    row += 1
-                    k = 0
+                k += 1
                 start = piece = j + 1
         i += width
     if count >= floor:
-        out.append((row, k, start, n, count))
-    return out
+        out.append((row, k, start, end, count))
+    return 0

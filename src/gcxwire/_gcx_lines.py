@@ -19,7 +19,7 @@ from . import _gcx_nested as nested
 from ._gcx_columns import _at
 from ._gcx_header import _listed, _name_list
 from ._gcx_model import _CRLF, _FORM, _OF, Header
-from ._impl import break_cells, break_lines, escape
+from ._impl import break_cells, escape
 from .errors import DecodeError
 
 # The `form=` value of a lines section.
@@ -145,6 +145,13 @@ def _fewest_breaks(
     return max(_MIN_BREAKS, min(needs, default=_MIN_BREAKS))
 
 
+def _least_breaks(tool_text: str, of: str | None) -> int:
+    """No more than _fewest_breaks, whatever the columns: a column's header is no shorter
+    than one naming an empty column at an empty path (escaping only lengthens a name)."""
+    least = _header_cost(_lines_header(tool_text, "", _where(of, 0, ("",)))) + _MARGIN
+    return max(_MIN_BREAKS, least)
+
+
 def _key_text(key: str) -> str:
     # A key in an `of=` path, as the writer's _of_text writes one: `\\.`, `\\[` are its own.
     return escape(key).replace(".", "\\.").replace("[", "\\[")
@@ -207,18 +214,22 @@ def move_texts(
     the members it still holds). None when no text moves.
     """
     start = 1 if header else 0
-    # One C look at the text (a memchr per line and per backslash) first: most tables
-    # have no row line with that many breaks, and a Python `\\n` search is slow.
-    if not break_lines(text, start, _MIN_BREAKS):
-        return None
     tool_text, of = place
-    # A text saves a token a break at most: fewer breaks than the cheapest header costs stay.
+    # A text saves a token a break at most: fewer breaks than the cheapest header costs
+    # stay. One leaf look at each row line (a memchr for its end and one per backslash;
+    # only a line with that many `\\n` escapes is read cell by cell) finds the cells with
+    # as many breaks after a mark: most tables have none, and most texts stay (no row is
+    # split then; issues-500, CR LF bodies, none moves). It is asked for the fewest any
+    # header allows (a column named ""), the columns' own headers read only when it finds
+    # a cell: a first look for lines with that many escapes walked every long text again.
+    found_cells = break_cells(text, header, _least_breaks(tool_text, of))
+    if not found_cells:
+        return None
     floor = _fewest_breaks(tool_text, of, paths, skip)
-    # One leaf pass finds the cells with as many breaks after a mark (most texts stay:
-    # no row is split then; issues-500, CR LF bodies, none moves: ~1.5 ms -> ~0.15 ms).
     candidates: dict[int, list[tuple[int, int, int, int]]] = {}
-    for row_i, k, begin, end, bound in break_cells(text, header, floor):
-        candidates.setdefault(row_i, []).append((k, begin, end, bound))
+    for row_i, k, begin, end, bound in found_cells:
+        if bound >= floor:
+            candidates.setdefault(row_i, []).append((k, begin, end, bound))
     if not candidates:
         return None
     lines = text.split("\n")

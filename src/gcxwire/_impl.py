@@ -65,7 +65,6 @@ split_column = _twin.split_column
 crlf_cells = _twin.crlf_cells
 drop_crlf = _twin.drop_crlf
 template_matches = _twin.template_matches
-break_lines = _twin.break_lines
 unescape = _twin.unescape
 find_text = _twin.find_text
 break_cells = _twin.break_cells

@@ -141,7 +141,6 @@ __all__ = [
     "style_marks",
     "flat_prefixes",
     "keys_differ",
-    "break_lines",
     "cl100k_count",
 ]
 
@@ -209,5 +208,4 @@ include "_row_keys.pxi"
 include "_flat_search.pxi"
 include "_find.pxi"
 include "_plain_tree.pxi"
-include "_lines_scan.pxi"
 include "_count.pxi"

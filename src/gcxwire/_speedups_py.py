@@ -69,7 +69,6 @@ __all__ = [
     "style_marks",
     "flat_prefixes",
     "keys_differ",
-    "break_lines",
     "cl100k_count",
 ]
 
@@ -1517,24 +1516,6 @@ def keys_differ(rows: Iterable[Any], keys: tuple[Any, ...], /) -> bool:
             f"Argument 'keys' has incorrect type (expected tuple, got {type(keys).__name__})"
         )
     return any(type(r) is not dict or tuple(r) != keys for r in rows)
-
-
-# ---------------------------------------------------------------- sparse-lines: row scans
-
-
-def break_lines(text: str, start: int, least: int, /) -> list[int]:
-    """The indices (``start`` on) of the LF-separated lines of ``text`` that hold at
-    least ``least`` ``\\n`` escapes (a backslash, then ``n``), as ``line.count("\\\\n")`` counts.
-
-    One look at the text: move_texts reads only those lines, and none on a
-    table without long multi-line texts.
-    """
-    if type(text) is not str:
-        raise TypeError("text must be str")
-    if least > 0 and "\\" not in text:  # one memchr: no escape at all
-        return []
-    lines = text.split("\n")
-    return [i for i in range(max(start, 0), len(lines)) if lines[i].count("\\n") >= least]
 
 
 # ---------------------------------------------------------------- counter: cl100k counts

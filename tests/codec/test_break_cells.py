@@ -98,3 +98,15 @@ _LONG_ROWS = st.lists(
 @given(_LONG_ROWS, st.booleans(), st.integers(1, 3))
 def test_break_cells_across_blocks(twin: str, text: str, header: bool, floor: int) -> None:
     assert leaves(twin).break_cells(text, header, floor) == _old_cells(text, header, floor)
+
+
+def test_break_cells_reads_only_lines_with_enough_escapes(twin: str) -> None:
+    # A line whose `\n` escapes, over all its cells, reach the floor is read cell by
+    # cell; one that falls short holds no cell that does (1-byte and wide text alike).
+    for wide in ("", "\u0416"):
+        spread = f"a.\\n.\\n\t{wide}.\\n.\\n\t.\\n"  # five in the line, two at most a cell
+        whole = f"x\t{wide}.\\n.\\n.\\n \\n"  # four in one cell
+        text = f"h\n{spread}\n{whole}\n{spread}{whole}"
+        for floor in (2, 3, 4, 5, 6):
+            assert leaves(twin).break_cells(text, True, floor) == _old_cells(text, True, floor)
+        assert [r[:2] for r in leaves(twin).break_cells(text, True, 4)] == [(1, 1), (2, 3)]
