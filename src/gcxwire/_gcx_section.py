@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import operator
 import re
 from collections.abc import Sequence
 from typing import Any
@@ -139,6 +140,7 @@ def _section(
     if keys is not None and _sample_keys_differ(rows, keys):
         return None  # as the writer would, without the passes before it
     children = ""
+    owned = False  # whether every row is a copy made here (child sections copy them)
     # False when the sampled rows (the first _PROBES among them) hold no list or object:
     # then no column is spread either, without looking at those rows again.
     nesting = below is None or not rows or nested.may_hold_lists(rows)
@@ -147,7 +149,7 @@ def _section(
             return None
         found = _child_sections(rows, fields, below)
         if found is not None:
-            rows, fields, children = found
+            rows, fields, children, owned = found
             keys = None
     pairs: list[tuple[str, str]] = []
     paths: list[Path] = [(f,) for f in fields]
@@ -193,7 +195,9 @@ def _section(
         keys = None
     listed: dict[str, str] | None = None  # templates written in the field list
     if templates:  # the rows as written: each cell its template gives left blank
-        rows = _drop_derived(rows, paths, templates, cols)
+        # In place unless _prefixes_stand may read a derived column in prefix_rows.
+        in_place = owned and not (unsure and set(unsure).intersection(templates))
+        rows = _drop_derived(rows, paths, templates, cols, in_place)
         template_pairs, names, listed = _written_templates(
             fields, paths, templates, constants, names
         )
@@ -272,12 +276,14 @@ Below = tuple[str, str, int]
 
 def _child_sections(
     rows: Sequence[dict[str, Any]], fields: list[str], below: Below
-) -> tuple[list[dict[str, Any]], list[str], str] | None:
-    """Rows, fields and child section text once the list columns that pay are moved out.
+) -> tuple[list[dict[str, Any]], list[str], str, bool] | None:
+    """Rows, fields and child section text once the list columns that pay are moved out,
+    and whether every row is a copy (none is a row of ``rows``).
 
     A column moves when the child section (header, rows and link cells) is
     shorter than the JSON cells it replaces; None when no column moves.
     """
+    given = rows
     tool_text, of, level = below
     if level >= nested.MAX_LEVELS:
         return None
@@ -312,7 +318,8 @@ def _child_sections(
             fields = [f + nested.MARK if f == path[0] else f for f in fields]
     if not texts:
         return None
-    return list(rows), fields, "".join("\n" + t for t in texts)
+    owned = not any(map(operator.is_, rows, given))  # split copies the rows that hold a list
+    return list(rows), fields, "".join("\n" + t for t in texts), owned
 
 
 _ROW = re.compile(r"\$\[\d+\]")

@@ -273,10 +273,13 @@ def _drop_derived(
     paths: Sequence[Path],
     templates: dict[int, Derived],
     cols: _Columns | None = None,
+    owned: bool = False,
 ) -> list[dict[str, Any]]:
     """The rows without each cell its template gives (those rows, and objects on the way, copied).
 
-    A source is never derived, so which cells go is read off the rows as given.
+    A source is never derived, so which cells go is read off the rows as given. With
+    ``owned`` (every row is the caller's own copy, as child sections leave them) the
+    cells leave the rows themselves: the objects inside are still copied.
     """
     if cols is None:
         cols = _Columns(rows)
@@ -287,6 +290,11 @@ def _drop_derived(
     out: list[dict[str, Any]] = []
     if len(drops) == 1 and len(drops[0][0]) == 1:  # the common case: one top-level member
         key, dropped = drops[0][0][0], drops[0][1]
+        if owned:
+            for row, drop in zip(rows, dropped, strict=True):
+                if drop:
+                    del row[key]
+            return list(rows)
         for row, drop in zip(rows, dropped, strict=True):
             if drop:
                 row = row.copy()
@@ -296,7 +304,8 @@ def _drop_derived(
     for i, row in enumerate(rows):
         hit = [path for path, dropped in drops if dropped[i]]
         if hit:
-            row = dict(row)
+            if not owned:
+                row = dict(row)
             for path in hit:
                 target = row
                 for key in path[:-1]:

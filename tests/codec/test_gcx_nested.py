@@ -9,6 +9,8 @@ sections, rows and columns, every string cell of the input unchanged.
 
 from __future__ import annotations
 
+import copy
+import itertools
 from typing import Any
 
 import pytest
@@ -291,3 +293,29 @@ def test_the_spread_probe_rows_are_in_the_list_gate_sample() -> None:
     # and an object column there is still spread with child sections looked for
     spread: list[dict[str, Any]] = [{"id": i, "o": {"a": i, "b": "x"}} for i in range(40)]
     assert "o{a,b=x}" in gcx.encode(spread, tool="t").split("\n", 1)[0]
+
+
+def test_a_template_column_beside_a_child_section_leaves_the_input_alone() -> None:
+    # The rows that split copies lose their derived cells in place; rows it did not copy
+    # (no list there) are copied first, so the value given is never changed. Short and
+    # long tables (the prefix search may read a long one's rows after the drop).
+    def rows(lacking: bool, size: int) -> list[dict[str, Any]]:
+        out: list[dict[str, Any]] = [
+            {
+                "url": f"https://example.com/repos/acme/widgets/issues/{n}",
+                "number": n,
+                "labels": [{"name": f"l{n % 3}"}, {"name": "x"}],
+            }
+            for n in range(size)
+        ]
+        if lacking:
+            del out[5]["labels"]
+        return out
+
+    for lacking, size in itertools.product((False, True), (20, 40)):
+        value = rows(lacking, size)
+        before = copy.deepcopy(value)
+        text = gcx.encode(value, tool="t")
+        assert value == before
+        assert "fields=[],name of=[].labels" in text and "{number}" in text
+        assert gcx.decode(text) == before
