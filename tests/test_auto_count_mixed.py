@@ -3,11 +3,14 @@ other characters goes to tiktoken, and the count stays tiktoken's."""
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterator
+
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from gcxwire import tokens
+from gcxwire import _auto, tokens
 
 _ASCII = [
     '{"k":',
@@ -87,3 +90,83 @@ def test_sparse_other_characters_leave_the_ascii_to_the_pieces(
     handed.clear()
     assert tokens.count(short) == expected[short]
     assert handed == [short]
+
+
+class _CountingRuns:
+    """tokens._NOT_ASCII, counting the runs its searches hand out."""
+
+    def __init__(self) -> None:
+        self.pattern = tokens._NOT_ASCII
+        self.handed = 0
+
+    def finditer(self, text: str, start: int, end: int) -> Iterator[re.Match[str]]:
+        for found in self.pattern.finditer(text, start, end):
+            self.handed += 1
+            yield found
+
+
+@settings(max_examples=200, deadline=None)
+@given(_TEXT, st.booleans())
+def test_counted_by_pieces_is_its_definition(text: str, sized: bool) -> None:
+    """Runs of other characters at most one in _SPARSE characters, whether the
+    UTF-8 size is given or not."""
+    runs = sum(1 for _ in tokens._not_ascii_runs(text))
+    size = len(text.encode("utf-8", "surrogatepass")) if sized else None
+    assert tokens.counted_by_pieces(text, size) == (runs * tokens._SPARSE <= len(text))
+
+
+def test_dense_text_is_judged_from_a_few_runs(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Dense runs are found out from the first run too many, not by a search of
+    the whole text; text whose UTF-8 size leaves room for few runs is not searched."""
+    spy = _CountingRuns()
+    monkeypatch.setattr(tokens, "_NOT_ASCII", spy)
+    dense = "\u65e5a," * 20_000
+    assert not tokens.counted_by_pieces(dense)
+    assert spy.handed == len(dense) // tokens._SPARSE + 1
+    sparse = ("word, " * 100 + "\u00e9") * 50
+    spy.handed = 0
+    assert tokens.counted_by_pieces(sparse, len(sparse.encode()))
+    assert spy.handed == 0
+    assert tokens.counted_by_pieces(sparse)
+    assert spy.handed == 50
+
+
+def test_dense_text_goes_to_tiktoken_without_splitting(monkeypatch: pytest.MonkeyPatch) -> None:
+    dense = "\u041f\u0440\u0438\u0432\u0435\u0442 \u043c\u0438\u0440, " * 200
+    expected = _tiktoken(dense)
+    monkeypatch.setattr(tokens, "_count_mixed", _refuse)
+    assert tokens.count(dense) == expected
+
+
+def _refuse(*args: object) -> int:
+    raise AssertionError("dense text was split")
+
+
+class _Sampled(Exception):
+    pass
+
+
+def test_a_long_value_is_sampled_without_a_search(monkeypatch: pytest.MonkeyPatch) -> None:
+    """JSON longer than _COUNT_WHOLE is sampled whatever its characters: auto
+    goes to its sample without searching the text for runs past ASCII."""
+    rows = [
+        {"id": i, "title": "\u6570\u636e\u5e93" * (i % 5 + 1), "n": f"\u0421 {i}"}
+        for i in range(3000)
+    ]
+    asked: list[str] = []
+    real = tokens.counted_by_pieces
+
+    def spy(text: str, /, size: int | None = None) -> bool:
+        asked.append(text)
+        return real(text, size) if size is not None else real(text)
+
+    def sample(*args: object, **kwargs: object) -> bool:
+        raise _Sampled
+
+    monkeypatch.setattr(tokens, "counted_by_pieces", spy)
+    monkeypatch.setattr(_auto._Auto, "estimate", sample)
+    choice = _auto._Auto(rows, "read_logs")
+    assert len(choice.texts["json"] or "") > _auto._COUNT_WHOLE
+    with pytest.raises(_Sampled):
+        choice.choose()
+    assert asked == []

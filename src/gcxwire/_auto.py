@@ -170,6 +170,7 @@ class _Auto:
         self.first_section: int | None = None  # where GCX1's first section ends, once found
         self.ruled_out: set[str] = set()  # clearly worse on an earlier, smaller sample
         self.units: dict[str, int] = {}  # sampled units' counts, by their text
+        self.pieces: dict[str, bool] = {}  # name -> counted mostly by pieces (by_pieces)
 
     def text(self, name: str) -> str | None:
         """The candidate's text, written on first use; None if it cannot carry the value."""
@@ -344,9 +345,10 @@ class _Auto:
         json_text = self.texts["json"]
         assert json_text is not None
         # Text with many characters that are not ASCII is counted by tiktoken
-        # whole: ~20 times slower.
-        whole = _COUNT_WHOLE if tokens.counted_by_pieces(json_text) else _COUNT_WHOLE // 8
-        if len(json_text) <= whole:
+        # whole: ~20 times slower. Only a length between the two bounds asks.
+        if len(json_text) <= _COUNT_WHOLE // 8 or (
+            len(json_text) <= _COUNT_WHOLE and self.by_pieces("json")
+        ):
             return self.choose_counted()
         size = _SAMPLE_ROWS
         fits = self.estimate(size)
@@ -404,10 +406,21 @@ class _Auto:
         total = 0
         for name in names:
             text = self.texts["json"] if name == "json" else self.text(name)
-            if name not in self.sampled or text is None or not tokens.counted_by_pieces(text):
+            if name not in self.sampled or text is None:
                 return False
             total += len(text)
-        return total <= _COUNT_CLOSE
+        # The lengths first: finding how a text is counted costs a search of it.
+        return total <= _COUNT_CLOSE and all(self.by_pieces(name) for name in names)
+
+    def by_pieces(self, name: str) -> bool:
+        """Whether ``name``'s text is counted mostly by its remembered pieces
+        (tokens.counted_by_pieces), asked once per choice."""
+        if name not in self.pieces:
+            text = self.texts[name]
+            assert text is not None
+            size = len(self.json_bytes) if name == "json" and self.json_bytes else None
+            self.pieces[name] = tokens.counted_by_pieces(text, size)
+        return self.pieces[name]
 
     def choose_counted(self) -> str:
         """The candidate with the fewest tokens, every one counted whole (ties to

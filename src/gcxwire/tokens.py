@@ -223,7 +223,8 @@ def count(text: str, /, encoding: str = "cl100k_base") -> int:
         found = cl100k_count(text, pieces)
         if found is not None:
             return found
-        if len(text) > 2 * _SPARSE:  # a short text costs one tiktoken call
+        # A short text costs one tiktoken call; dense runs, a search of a few of them.
+        if len(text) > 2 * _SPARSE and counted_by_pieces(text):
             return _count_mixed(text, loaded.encode_ordinary, pieces)
     return _count_encoded(text, loaded.encode_ordinary)
 
@@ -251,13 +252,26 @@ _SPARSE = 128
 _BLOCK = 512
 
 
-def counted_by_pieces(text: str, /) -> bool:
+def counted_by_pieces(text: str, /, size: int | None = None) -> bool:
     """Whether ``count`` (cl100k) counts most of ``text`` by its remembered
-    pieces: ASCII, or other characters sparser than _count_mixed splits out."""
+    pieces: ASCII, or runs of other characters sparser than _count_mixed splits
+    out (at most one in _SPARSE characters). ``size``, ``text``'s UTF-8 length if
+    known, bounds its runs (each character past ASCII adds a byte at least): few
+    enough, and the text is not searched. Else the search stops at the first run
+    too many, so dense text costs a few runs' search, not the whole text's."""
     if text.isascii():
         return True
-    runs = sum(1 for _ in _not_ascii_runs(text))
-    return runs * _SPARSE <= len(text)
+    most = len(text) // _SPARSE  # runs * _SPARSE <= len(text)
+    if size is not None and size - len(text) <= most:
+        return True
+    runs = 0
+    for block in range(0, len(text), _BLOCK):  # as _not_ascii_runs, without its spans
+        if not text[block : block + _BLOCK].isascii():
+            for _ in _NOT_ASCII.finditer(text, block, block + _BLOCK):
+                runs += 1
+                if runs > most:
+                    return False
+    return True
 
 
 def _not_ascii_runs(text: str) -> Iterator[tuple[int, int]]:
