@@ -350,6 +350,11 @@ def _word_cell(k: int, value: Any) -> str | None:
     return "\\" + cell if k == 0 and cell.startswith(("#", "GCX1")) else cell  # the row guard (§3)
 
 
+# Up to this many rows, _rewritten reads a column's values before the written text
+# (a big record's JSON cell: splitting it into lines cost more than its few members).
+_FEW_ROWS = 2
+
+
 def _rewritten(
     text: str,
     header: bool,
@@ -367,6 +372,14 @@ def _rewritten(
     what a column's values save in the form (None: they refuse it, or too
     little), ``cell_text`` writes a value in it (None: the cell stays).
     """
+    named = [  # a marker's name list cannot hold an empty name
+        k for k, path in enumerate(paths) if path is not None and k < len(cells) and cells[k]
+    ]
+    few = len(rows) <= _FEW_ROWS
+    if few:  # a record's values first: a member that refuses the form needs no look at its text
+        named = [k for k in named if units(_column(rows, paths[k])) is not None]  # type: ignore[arg-type]
+        if not named:
+            return None
     lines = text.split("\n")
     start = 1 if header else 0
     if len(lines) - start != len(rows):
@@ -374,12 +387,8 @@ def _rewritten(
     looked = held(lines, start)
     chosen = [
         k
-        for k, path in enumerate(paths)
-        if path is not None
-        and k < len(cells)
-        and cells[k]  # a marker's name list cannot hold an empty name
-        and k in looked
-        and units(_column(rows, path)) is not None
+        for k in named
+        if k in looked and (few or units(_column(rows, paths[k])) is not None)  # type: ignore[arg-type]
     ]
     if not chosen:
         return None

@@ -106,3 +106,19 @@ def test_a_stream_reads_word_lists_row_by_row() -> None:
     streamed = [row for line in text.split("\n") for _, row in decoder.feed(line + "\r\n")]
     assert same(streamed + [row for _, row in decoder.close()], FEATURES)
     assert same(gcx.decode(text.replace("\n", "\r\n")), FEATURES)
+
+
+def test_a_record_and_a_two_row_table_read_their_values_before_the_text() -> None:
+    # Up to two rows, the members' values are looked at first: those that refuse the form
+    # (an object holding `","`, a list with a spaced item) need no look at the written text.
+    record = {
+        "features": ["monitors", "sso-basic", "discover-query", "relay", "12", "#x"],
+        "config": {"names": ["a", "b"], "deep": [{"x": ["c", "d"]}]},
+        "spaced": ["a b", "c"],
+    }
+    text = roundtrip(record)
+    assert text.split("\n")[0].endswith(" lists=features is=object")
+    assert "lists=" not in roundtrip({"config": record["config"], "spaced": ["a b", "c"]})
+    rows = [dict(record, id=1), dict(record, id=2, features=["x", "y"])]
+    assert " lists=features" in roundtrip(rows).split("\n")[0]
+    assert "lists=" not in roundtrip([dict(row, features=["a b"]) for row in rows])
