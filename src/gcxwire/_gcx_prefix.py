@@ -44,34 +44,31 @@ def _prefixes(
     columns of strings and non-strings (null, numbers, absent) qualify; a JSON
     array or object in the column rules it out.
 
-    With ``unsure`` (an empty list), a table of top-level members longer than
-    two samples is read whole only in the columns whose first rows' strings
-    share a long prefix: those whose first rows hold no str are not read past
-    them, and their indexes go into ``unsure``. The answer is the whole
-    table's when :func:`_prefixes_stand` says so (the writer counts the strs).
+    With ``unsure`` (an empty list), a table longer than two samples is read
+    whole only in the columns whose first rows' strings share a long prefix:
+    those whose first rows hold no str are not read past them, and their
+    indexes go into ``unsure``. The answer is the whole table's when
+    :func:`_prefixes_stand` says so (the writer counts the strs).
     """
     if len(rows) < _PREFIX_ROWS:
         return {}
     found: dict[int, str] = {}
     wanted = [None if name in constants else path for name, path in zip(fields, paths, strict=True)]
-    if all(len(path) == 1 for path in paths):  # top-level members: one walk over each row
-        keys = [None if p is None else p[0] for p in wanted]
-        if unsure is not None and len(rows) > 2 * _PREFIX_SAMPLE:
-            # Most columns are ruled out by their first rows (a shared prefix only
-            # shortens): the whole table is read in the others alone.
-            for k, shared in enumerate(flat_prefixes(rows[:_PREFIX_SAMPLE], keys, 0)):
-                if keys[k] is None:
-                    continue
-                if shared is None:  # no str there (or a JSON value): the writer counts them
-                    unsure.append(k)
-                if shared is None or shared[1] < _PREFIX_MIN:
-                    keys[k] = None
-        if any(key is not None for key in keys):
-            shared_by = flat_prefixes(rows, keys, _PREFIX_MIN)
-        else:
-            shared_by = [None] * len(keys)
+    flat = all(len(path) == 1 for path in paths)  # top-level members: one walk over each row
+    if unsure is not None and len(rows) > 2 * _PREFIX_SAMPLE:
+        # Most columns are ruled out by their first rows (a shared prefix only
+        # shortens): the whole table is read in the others alone.
+        for k, shared in enumerate(_shared(rows[:_PREFIX_SAMPLE], wanted, 0, flat)):
+            if wanted[k] is None:
+                continue
+            if shared is None:  # no str there (or a JSON value): the writer counts them
+                unsure.append(k)
+            if shared is None or shared[1] < _PREFIX_MIN:
+                wanted[k] = None
+    if any(path is not None for path in wanted):
+        shared_by = _shared(rows, wanted, _PREFIX_MIN, flat)
     else:
-        shared_by = column_prefixes(rows, wanted, _PREFIX_MIN)  # one pass, a leaf
+        shared_by = [None] * len(wanted)
     for k, shared in enumerate(shared_by):
         if shared is not None and shared[2] >= _PREFIX_ROWS:
             text = _common_prefix(shared[0], shared[1])
@@ -95,11 +92,22 @@ def _prefixes_stand(
     open_ = {k for k in unsure if k >= len(counted) or counted[k] >= _PREFIX_ROWS}
     if not open_:
         return True
-    keys = [paths[k][0] if k in open_ else None for k in range(len(paths))]
+    wanted = [paths[k] if k in open_ else None for k in range(len(paths))]
+    flat = all(len(path) == 1 for path in paths)
     return all(
         shared is None or shared[2] < _PREFIX_ROWS or _common_prefix(shared[0], shared[1]) is None
-        for shared in flat_prefixes(rows, keys, _PREFIX_MIN)
+        for shared in _shared(rows, wanted, _PREFIX_MIN, flat)
     )
+
+
+def _shared(
+    rows: Sequence[Any], wanted: Sequence[Path | None], least: int, flat: bool
+) -> list[tuple[str, int, int] | None]:
+    # What each wanted column's strs share (column_prefixes); top-level members by the
+    # leaf that walks each row's items once.
+    if flat:
+        return flat_prefixes(rows, [None if p is None else p[0] for p in wanted], least)
+    return column_prefixes(rows, wanted, least)
 
 
 def _common_prefix(first: str, n: int) -> str | None:
