@@ -8,6 +8,11 @@ SSE stream that may carry its requests and notifications before the answer.
 Server-initiated messages also come on the GET stream, opened after
 ``notifications/initialized``.
 
+The POSTs keep the client's order: each starts once the one before it was sent (a
+notification or an answer accepted with 202, ``initialize`` answered, any other
+request written), while the answers are read side by side, so a slow request holds
+up nothing after it.
+
 What the transport takes care of, as the spec has it:
 
 - ``Mcp-Session-Id`` from the ``initialize`` answer, sent on every later request,
@@ -17,9 +22,10 @@ What the transport takes care of, as the spec has it:
   and ``Mcp-Name`` beside it;
 - resumption: a stream that ends before the answer (or the GET stream) is resumed
   with a GET carrying ``Last-Event-ID``, waiting the server's ``retry`` first;
-- a lost session (404 to a request that carried a session id, e.g. after the
-  server restarted): the client's ``initialize`` is replayed without a session id,
-  then ``notifications/initialized``, and the request is sent again once;
+- a lost session (404 to a POST that carried a session id, e.g. after the server
+  restarted): the client's ``initialize`` is replayed without a session id, then
+  ``notifications/initialized``, and the request or notification is sent again once,
+  before anything after it;
 - every other failure answers the request with a JSON-RPC error that says what
   happened (401/403 name the missing authorization, 404 the URL), so the client
   never waits forever.
@@ -32,7 +38,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator, Coroutine, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -125,7 +131,14 @@ class _RequestFailed(Exception):
 
 
 class _SessionLost(Exception):
-    """404 to a request that carried a session id: the server forgot the session."""
+    """404 to a POST that carried the session id ``session``: the server forgot it."""
+
+    def __init__(self, session: str) -> None:
+        super().__init__(session)
+        self.session = session
+
+
+_Admit = Callable[[], None]
 
 
 class HttpUpstream:
@@ -151,9 +164,15 @@ class HttpUpstream:
         self._version: str | None = None  # negotiated in initialize (handshake era)
         self._initialize: tuple[Any, dict[str, Any]] | None = None  # the client's (id, message)
         self._initialized: bytes | None = None  # the client's notifications/initialized
-        self._reinitializing: asyncio.Lock = asyncio.Lock()
         self._get_stream: asyncio.Task[Any] | None = None
         self._stopped = asyncio.Event()
+        # The order: each client message's POST starts once the one before it was
+        # sent (``_last`` is that one's future), and not while a session is renewed.
+        self._last: asyncio.Future[None] | None = None
+        self._renewing = asyncio.Lock()
+        self._lost = 0  # POSTs that met a 404 and are not sent again yet
+        self._ready = asyncio.Event()
+        self._ready.set()
 
     # -- the upstream interface ---------------------------------------------------------
 
@@ -165,6 +184,10 @@ class HttpUpstream:
         self._lines = asyncio.Queue()
         self._session_id = self._version = None
         self._get_stream = None
+        self._last = None
+        self._renewing = asyncio.Lock()
+        self._lost = 0
+        self._ready.set()
         self._stopped.clear()
         log.info("%s: remote MCP server at %s", self.name, self.url)
 
@@ -177,25 +200,30 @@ class HttpUpstream:
         return await self._lines.get()
 
     async def send(self, line: bytes) -> None:
-        """Send one client message; its answer (or an error) comes from :meth:`readline`."""
+        """Send one client message; its answer (or an error) comes from :meth:`readline`.
+
+        It returns at once; the POST goes out in its turn (see :meth:`_turn`).
+        """
         message = parse_line(line)
         if not isinstance(message, dict):
             log.warning("%s: not sending a line that is not a JSON-RPC message", self.name)
             return
         request = request_of(message)
+        if request is None and self._modern_cancel(message):
+            return
+        before, sent = self._last, asyncio.get_running_loop().create_future()
+        self._last = sent
+        admit = _admitter(sent)
         if request is None:
-            if self._modern_cancel(message):
-                return
-            if message.get("method") == "notifications/initialized":
+            opens = message.get("method") == "notifications/initialized"
+            if opens:
                 self._initialized = line
-                self._spawn(self._post_other(message, line, open_stream=True))
-            else:
-                self._spawn(self._post_other(message, line))
+            self._spawn(self._post_other(message, line, before, admit, open_stream=opens))
             return
         if request.method == "initialize":
             self._initialize = (request.id, message)
             self._version = None
-        task = self._spawn(self._post_request(request.id, message, line))
+        task = self._spawn(self._post_request(request.id, message, line, before, admit))
         key = id_key(request.id)
         if self._is_modern(message) and key is not None:  # an array or object id is never ours
             self._in_flight[key] = task
@@ -291,16 +319,111 @@ class HttpUpstream:
         task.cancel()
         return True
 
+    async def _turn(self, before: asyncio.Future[None] | None) -> None:
+        """Until this message may be POSTed: the client's message before it was sent,
+        and no session is being renewed.
+
+        Sent means written, for a request (its answer may take as long as it takes, and
+        the client may cancel it meanwhile); answered, for ``initialize`` (what follows
+        needs its session id); accepted (202), for a notification or an answer. Every
+        POST settles its future however it ends, so no turn waits for ever.
+        """
+        if before is not None and not before.done():
+            await asyncio.wait([before])  # never cancels it, whatever happens to us
+        await self._ready.wait()
+
+    def _session_lost(self, session: str) -> _SessionLost:
+        """A 404 to ``session``: no new POST starts until the ones lost are sent again."""
+        self._lost += 1
+        self._ready.clear()
+        return _SessionLost(session)
+
+    def _resent(self) -> None:
+        self._lost -= 1
+        if self._lost == 0:
+            self._ready.set()
+
+    async def _again(
+        self, lost: _SessionLost, post: Callable[[_Admit], Awaitable[None]], admit: _Admit
+    ) -> None:
+        """After a 404: a new session (started by the first POST to meet one), then
+        ``post`` once more. The POSTs lost go again one at a time, in the order their
+        404s came, and new ones wait until every one lost went again."""
+        held = settled = False
+
+        def settle() -> None:  # once, however it ends: the lock, and this loss counted off
+            nonlocal held, settled
+            if held:
+                held = False
+                self._renewing.release()
+            if not settled:
+                settled = True
+                self._resent()
+
+        def admitted() -> None:
+            settle()
+            admit()
+
+        try:
+            await self._renewing.acquire()
+            held = True
+            if self._session_id == lost.session:
+                await self._reinitialize()
+            try:
+                await post(admitted)
+            except _SessionLost:  # lost again: not sent a third time, so nothing waits for it
+                self._resent()
+                raise
+        finally:
+            settle()
+
     async def _post_other(
-        self, message: dict[str, Any], line: bytes, open_stream: bool = False
+        self,
+        message: dict[str, Any],
+        line: bytes,
+        before: asyncio.Future[None] | None,
+        admit: _Admit,
+        open_stream: bool = False,
     ) -> None:
         """A notification or an answer to a server request: 202 expected, nothing to relay."""
-        assert self._client is not None
+        what = message.get("method", "an answer")
         try:
-            response = await self._client.post(
-                self.url, content=line, headers=self._headers_for(message)
-            )
-            await response.aclose()
+            await self._turn(before)
+            try:
+                await self._accepted(message, line, admit)
+            except _SessionLost as lost:
+                if "method" not in message:
+                    # The request it answers belonged to the lost session; a new session
+                    # may reuse its id for another request, which this must not answer.
+                    self._resent()
+                    log.warning("%s lost the session: an answer to it is not sent", self.name)
+                    return
+                await self._again(lost, lambda ok: self._accepted(message, line, ok), admit)
+        except asyncio.CancelledError:
+            raise
+        except _SessionLost:
+            log.warning("%s: %s lost the session again after starting a new one", self.name, what)
+            return
+        except Exception as exc:
+            log.warning("%s: sending %s failed: %r", self.name, what, exc)
+            return
+        finally:
+            admit()
+        if open_stream and self._get_stream is None:
+            self._get_stream = self._spawn(self._listen())
+
+    async def _accepted(self, message: dict[str, Any], line: bytes, admit: _Admit) -> None:
+        """POST a notification or an answer; ``admit()`` once the server took it."""
+        assert self._client is not None
+        headers = self._headers_for(message)
+        session = headers.get("Mcp-Session-Id")
+        async with self._client.stream("POST", self.url, content=line, headers=headers) as response:
+            if response.status_code == 404 and session is not None:
+                lost = self._session_lost(session)
+                await response.aread()
+                raise lost
+            admit()
+            await response.aread()  # a 202 has no body: the connection goes back to the pool
             if response.status_code >= 400:
                 log.warning(
                     "%s refused %s: HTTP %d",
@@ -308,21 +431,22 @@ class HttpUpstream:
                     message.get("method", "an answer"),
                     response.status_code,
                 )
-        except Exception as exc:
-            log.warning(
-                "%s: sending %s failed: %r", self.name, message.get("method", "an answer"), exc
-            )
-            return
-        if open_stream and self._get_stream is None:
-            self._get_stream = self._spawn(self._listen())
 
-    async def _post_request(self, request_id: Any, message: dict[str, Any], line: bytes) -> None:
+    async def _post_request(
+        self,
+        request_id: Any,
+        message: dict[str, Any],
+        line: bytes,
+        before: asyncio.Future[None] | None,
+        admit: _Admit,
+    ) -> None:
         try:
+            await self._turn(before)
             try:
-                await self._exchange(request_id, message, line)
-            except _SessionLost:
-                await self._reinitialize()
-                await self._exchange(request_id, message, line)  # once: a second loss is an error
+                await self._exchange(request_id, message, line, admit)
+            except _SessionLost as lost:  # once more: a second loss is an error
+                again = lambda ok: self._exchange(request_id, message, line, ok)  # noqa: E731
+                await self._again(lost, again, admit)
         except asyncio.CancelledError:
             raise
         except _SessionLost:
@@ -331,22 +455,38 @@ class HttpUpstream:
             self._fail(request_id, str(exc), exc.status)
         except Exception as exc:
             self._fail(request_id, _describe(exc))
+        finally:
+            admit()  # cancelled or failed before it was written: sent as far as it goes
 
-    async def _exchange(self, request_id: Any, message: dict[str, Any], line: bytes) -> None:
-        """POST one request and relay what comes back, until its answer."""
+    async def _exchange(
+        self, request_id: Any, message: dict[str, Any], line: bytes, admit: _Admit
+    ) -> None:
+        """POST one request and relay what comes back, until its answer; ``admit()``
+        once it is written (``initialize``: once answered), or once it failed."""
+        try:
+            await self._exchange_once(request_id, message, line, admit)
+        finally:
+            admit()
+
+    async def _exchange_once(
+        self, request_id: Any, message: dict[str, Any], line: bytes, admit: _Admit
+    ) -> None:
         assert self._client is not None
         headers = self._headers_for(message)
-        had_session = "Mcp-Session-Id" in headers
+        session = headers.get("Mcp-Session-Id")
+        handshake = message.get("method") == "initialize"
         # A 2026-07-28 subscription stream stays open and may be silent for ever.
         listen = message.get("method") == "subscriptions/listen"
         timeout = _no_read_timeout(self._timeout) if listen else self._client.timeout
+        extensions = {} if handshake else {"trace": _on_written(admit)}
         async with self._client.stream(
-            "POST", self.url, content=line, headers=headers, timeout=timeout
+            "POST", self.url, content=line, headers=headers, timeout=timeout, extensions=extensions
         ) as response:
             status = response.status_code
-            if status == 404 and had_session:
+            if status == 404 and session is not None:
+                lost = self._session_lost(session)
                 await response.aread()
-                raise _SessionLost()
+                raise lost
             if status >= 400:
                 body = await response.aread()
                 if self._relay_error_body(request_id, body, response):
@@ -466,43 +606,43 @@ class HttpUpstream:
             await asyncio.sleep(retry if retry is not None else DEFAULT_RETRY)
 
     async def _reinitialize(self) -> None:
-        """Start a new session with the client's own initialize (the spec's answer to a 404)."""
-        async with self._reinitializing:
-            if self._initialize is None:
-                raise _RequestFailed(
-                    "lost its session (HTTP 404), and no initialize to replay", 404
-                )
-            stale = self._session_id
-            if stale is None:
-                return  # another request already started the new session
-            log.warning("%s lost the session %s (HTTP 404): starting a new one", self.name, stale)
-            self._session_id = None
-            self._version = None
-            init_id, init = self._initialize
-            replay = {**init, "id": f"gcxwire-reinit-{init_id}"}
-            assert self._client is not None
-            response = await self._client.post(
-                self.url, content=orjson.dumps(replay), headers=self._headers_for(replay)
+        """Start a new session with the client's own initialize (the spec's answer to a
+        404), then its notifications/initialized; the caller holds ``_renewing``."""
+        if self._initialize is None:
+            raise _RequestFailed("lost its session (HTTP 404), and no initialize to replay", 404)
+        log.warning(
+            "%s lost the session %s (HTTP 404): starting a new one", self.name, self._session_id
+        )
+        self._session_id = None
+        self._version = None
+        init_id, init = self._initialize
+        replay = {**init, "id": f"gcxwire-reinit-{init_id}"}
+        assert self._client is not None
+        response = await self._client.post(
+            self.url, content=orjson.dumps(replay), headers=self._headers_for(replay)
+        )
+        if response.status_code >= 400:
+            raise _RequestFailed(
+                f"lost its session and refused a new one: HTTP {response.status_code}",
+                response.status_code,
             )
-            if response.status_code >= 400:
-                raise _RequestFailed(
-                    f"lost its session and refused a new one: HTTP {response.status_code}",
-                    response.status_code,
+        self._session_id = response.headers.get("mcp-session-id")
+        answer = _answer_in(response.content, replay["id"])
+        result = answer.get("result") if isinstance(answer, dict) else None
+        if not isinstance(result, dict):
+            raise _RequestFailed(f"lost its session and refused a new one: {answer!r:.200}")
+        if isinstance(result.get("protocolVersion"), str):
+            self._version = result["protocolVersion"]
+        if self._initialized is not None:
+            note = await self._client.post(
+                self.url, content=self._initialized, headers=self._base_headers()
+            )
+            if note.status_code >= 400:
+                log.warning(
+                    "%s refused notifications/initialized: HTTP %d", self.name, note.status_code
                 )
-            self._session_id = response.headers.get("mcp-session-id")
-            answer = _answer_in(response.content, replay["id"])
-            result = answer.get("result") if isinstance(answer, dict) else None
-            if not isinstance(result, dict):
-                raise _RequestFailed(f"lost its session and refused a new one: {answer!r:.200}")
-            if isinstance(result.get("protocolVersion"), str):
-                self._version = result["protocolVersion"]
-            if self._initialized is not None:
-                note = await self._client.post(
-                    self.url, content=self._initialized, headers=self._base_headers()
-                )
-                await note.aclose()
-                if self._get_stream is not None and self._get_stream.done():
-                    self._get_stream = self._spawn(self._listen())
+            if self._get_stream is not None and self._get_stream.done():
+                self._get_stream = self._spawn(self._listen())
 
     # -- delivering ---------------------------------------------------------------------
 
@@ -535,6 +675,26 @@ class HttpUpstream:
 
 
 _ANSWERED = object()
+
+
+def _admitter(sent: asyncio.Future[None]) -> _Admit:
+    """``admit()``: the POST of one client message was sent; the next one may start."""
+
+    def admit() -> None:
+        if not sent.done():
+            sent.set_result(None)
+
+    return admit
+
+
+def _on_written(admit: _Admit) -> Callable[[str, dict[str, Any]], Awaitable[None]]:
+    """An httpcore ``trace`` hook that calls ``admit()`` once the request body is written."""
+
+    async def trace(event: str, info: dict[str, Any]) -> None:
+        if event.endswith(".send_request_body.complete"):
+            admit()
+
+    return trace
 
 
 def _header_value(value: str) -> str:
