@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from ._impl import template_matches
-from ._values import ABSENT, int_to_str
+from ._impl import column_at, source_texts, template_matches
+from ._values import ABSENT
 
 Path = tuple[str, ...]
 
@@ -20,15 +20,8 @@ def _at(row: Any, path: Path) -> Any:
 
 
 def _column(rows: Sequence[Any], path: Path) -> list[Any]:
-    """``[_at(row, path) for row in rows]`` in one walk (a call per row cost most passes)."""
-    if len(path) == 1:
-        key = path[0]
-        return [row.get(key, ABSENT) if type(row) is dict else ABSENT for row in rows]
-    if len(path) == 2:
-        outer, inner = path
-        heads = [row.get(outer, ABSENT) if type(row) is dict else ABSENT for row in rows]
-        return [v.get(inner, ABSENT) if type(v) is dict else ABSENT for v in heads]
-    return [_at(row, path) for row in rows]
+    """``[_at(row, path) for row in rows]`` in one leaf (a call per row cost most passes)."""
+    return column_at(rows, path)
 
 
 def _parent_copy(row: dict[str, Any], path: Path) -> dict[str, Any] | None:
@@ -47,7 +40,7 @@ def _parent_copy(row: dict[str, Any], path: Path) -> dict[str, Any] | None:
 
 def _source_texts(values: Iterable[Any]) -> list[str | None]:
     # _source_text of each value.
-    return [v if type(v) is str else int_to_str(v) if type(v) is int else None for v in values]
+    return source_texts(values)
 
 
 class _Columns:

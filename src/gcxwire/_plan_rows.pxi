@@ -189,6 +189,47 @@ def drop_crlf(text, bint header, chosen, /):
     return out
 
 
+def column_at(rows, path, /):
+    """Each row's value at ``path`` (keys read through exact dicts), ``ABSENT`` where a
+    key is missing or a value on the way is no exact dict: a column of the searches."""
+    cdef tuple keys = tuple(path)
+    cdef Py_ssize_t nk = len(keys), j
+    cdef list out = []
+    cdef PyObject *v
+    for row in rows:
+        value = row
+        for j in range(nk):
+            if type(value) is not dict:
+                value = _ABSENT
+                break
+            v = _dict_get(<PyObject *>value, <PyObject *>keys[j])
+            if v == NULL:
+                _raise_if_set()
+                value = _ABSENT
+                break
+            value = <object>v
+        out.append(value)
+    return out
+
+
+def source_texts(values, /):
+    """What each value puts into a template: an exact str itself, an exact int its
+    digits (int_to_str's error past the digit limit), anything else None."""
+    cdef list out = []
+    cdef int overflow
+    for value in values:
+        t = type(value)
+        if t is str:
+            out.append(value)
+        elif t is int:
+            overflow = 0
+            PyLong_AsLongLongAndOverflow(value, &overflow)
+            out.append(PyObject_Str(value) if overflow == 0 else int_to_str(value))
+        else:
+            out.append(None)
+    return out
+
+
 def template_matches(values, texts, before, after, absent, /):
     """Per row, whether its value is ``before + text + after``, or None if one is ``absent``.
 

@@ -133,6 +133,8 @@ __all__ = [
     "crlf_cells",
     "drop_crlf",
     "template_matches",
+    "column_at",
+    "source_texts",
     "column_strings",
     "infix_runs",
     "template_probes",

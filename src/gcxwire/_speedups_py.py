@@ -61,6 +61,8 @@ __all__ = [
     "crlf_cells",
     "drop_crlf",
     "template_matches",
+    "column_at",
+    "source_texts",
     "column_strings",
     "infix_runs",
     "template_probes",
@@ -1271,6 +1273,25 @@ def drop_crlf(text: str, header: bool, chosen: Iterable[int], /) -> str:
                     cells[k] = cells[k].replace("\r\\n", "\\n")
             lines[i] = "\t".join(cells)
     return text[:start] + "\n".join(lines)
+
+
+def column_at(rows: Iterable[Any], path: Sequence[Any], /) -> list[Any]:
+    """Each row's value at ``path`` (keys read through exact dicts), ``ABSENT`` where a
+    key is missing or a value on the way is no exact dict: a column of the searches."""
+    keys = tuple(path)
+    if len(keys) == 1:  # one walk a step: a call per row cost most passes
+        key = keys[0]
+        return [row.get(key, ABSENT) if type(row) is dict else ABSENT for row in rows]
+    out = list(rows)
+    for key in keys:
+        out = [v.get(key, ABSENT) if type(v) is dict else ABSENT for v in out]
+    return out
+
+
+def source_texts(values: Iterable[Any], /) -> list[str | None]:
+    """What each value puts into a template: an exact str itself, an exact int its
+    digits (int_to_str's error past the digit limit), anything else None."""
+    return [v if type(v) is str else int_to_str(v) if type(v) is int else None for v in values]
 
 
 def template_matches(

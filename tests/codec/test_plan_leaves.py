@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import copy
+import sys
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gcxwire import _speedups_py
+from gcxwire._gcx_columns import _at
+from gcxwire.errors import EncodeValueError
 
 from .gcx_checks import leaves
 from .test_speedups_parity import need_ext, outcome
@@ -136,3 +140,43 @@ def test_template_matches_tells_strs_from_equal_values(twin: str) -> None:
     values = ["a1b", "a2b", _Loose("a3b"), 7, "a4b"]
     assert matches(values, ["1", "9", "3", "7", None], "a", "b", absent) == [1, 0, 2, 0, 0]
     assert matches(["a1b", absent], ["1", "1"], "a", "b", absent) is None
+
+
+class _Dict(dict[str, Any]):
+    pass
+
+
+# Rows of nested objects: members missing, values on the way that are no exact dict.
+_NESTED: st.SearchStrategy[Any] = st.recursive(
+    st.sampled_from([None, 0, 7, 2**70, True, "x", "", [], _Dict(a=1)]),
+    lambda inner: st.dictionaries(st.sampled_from(["a", "b"]), inner, max_size=2),
+    max_leaves=6,
+)
+
+
+@need_ext
+@settings(max_examples=150, deadline=None)
+@given(st.lists(_NESTED, max_size=5), st.lists(st.sampled_from(["a", "b"]), max_size=3))
+def test_column_leaves_agree(rows: list[Any], path: list[str]) -> None:
+    # column_at reads through exact dicts only, as _at does; source_texts writes ints
+    # as int_to_str does (its error past the digit limit), bools and the rest as None.
+    for twin in (_speedups, _speedups_py):
+        got = twin.column_at(rows, tuple(path))
+        assert got == [_at(row, tuple(path)) for row in rows]
+        assert outcome(twin.source_texts, got) == outcome(_speedups_py.source_texts, got)
+    assert _speedups.source_texts([3, -4, True, None, "s", 2.5, _Str("t")]) == [
+        "3", "-4", None, None, "s", None, None
+    ]  # fmt: skip
+
+
+class _Str(str):
+    pass
+
+
+def test_source_texts_refuse_ints_past_the_digit_limit(twin: str) -> None:
+    limit = sys.get_int_max_str_digits()
+    big = 10 ** (limit + 1) if limit else None
+    assert leaves(twin).source_texts([2**70]) == [str(2**70)]
+    if big is not None:
+        with pytest.raises(EncodeValueError):
+            leaves(twin).source_texts([1, big])
