@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from itertools import compress
 from typing import Any
 
 from ._gcx_columns import _PROBES, Path, _at, _Columns
@@ -159,12 +160,9 @@ def _templates(
         if len(rows) == 1:  # the one row follows its own template
             blanked = len(start) - cut
         else:
-            hits = cols.matches(path, paths[s], before, after) or ()  # a count found rows
-            blanked = sum(
-                len(value) - cut
-                for value, hit in zip(cols.values(path), hits, strict=True)
-                if hit == 1
-            )
+            hits = cols.matches(path, paths[s], before, after) or []  # a count found rows
+            follow = [hit == 1 for hit in hits]  # exact strs that follow it
+            blanked = sum(map(len, compress(cols.values(path), follow))) - cut * sum(follow)
         cost = 2 * (len(before) + len(after) + len(fields[s]) + 2)
         if len(rows) < _TEMPLATE_ROWS:  # the header's repeated name, shared by few cells
             # (where the field list holds it, `name=text{source}`, only its `template={}`)
@@ -178,12 +176,9 @@ def _templates(
     # A derived column keeps its prefix only for the three strings a prefix needs.
     for k, (s, before, after) in found.items():
         if k in prefixes:
-            hits = cols.matches(paths[k], paths[s], before, after) or ()
-            kept = sum(
-                1
-                for value, hit in zip(cols.values(paths[k]), hits, strict=True)
-                if type(value) is str and hit != 1
-            )
+            hits = cols.matches(paths[k], paths[s], before, after) or []
+            # The exact strs that do not follow it (a cell that does, 1, is an exact str).
+            kept = list(map(type, cols.values(paths[k]))).count(str) - hits.count(1)
             if kept < _PREFIX_ROWS:
                 del prefixes[k]
     return found
