@@ -21,9 +21,10 @@ from ._impl import (
     key_order,
     scan_style,
     shared_keys,
+    sparse_column,
 )
 from ._key_order import merge_key_orders
-from ._values import ABSENT, path_join
+from ._values import path_join
 from .errors import EncodeError, EncodeTypeError
 
 # A column that holds one scalar in this many rows or more is written once, in
@@ -179,25 +180,10 @@ def _sparse_column(
     A row misses it in one way only: null (``null`` True) or no key (False),
     so that a row whose group cells are all blank reads one way. (None, None)
     when some row holds anything else there, both kinds of miss occur, or
-    fewer than ``_SPARSE_ROWS`` rows hold an object.
+    fewer than ``_SPARSE_ROWS`` rows hold an object. A leaf: a column of nulls
+    is read to its last row.
     """
-    values: list[dict[str, Any]] = []
-    kinds: set[bool] = set()
-    for row in rows:
-        if type(row) is not dict:
-            return None, None
-        value = row.get(name, ABSENT)
-        if type(value) is dict and value:
-            values.append(value)
-        elif value is None or value is ABSENT:
-            kinds.add(value is None)
-            if len(kinds) > 1:
-                return None, None
-        else:
-            return None, None
-    if len(values) < _SPARSE_ROWS or not kinds:
-        return None, None
-    return kinds.pop(), values
+    return sparse_column(rows, name, _SPARSE_ROWS)
 
 
 def _holds_a_cell(values: Sequence[dict[str, Any]], sub_groups: Sequence[str], prefix: str) -> bool:

@@ -66,6 +66,7 @@ crlf_cells = _twin.crlf_cells
 drop_crlf = _twin.drop_crlf
 template_matches = _twin.template_matches
 column_at = _twin.column_at
+sparse_column = _twin.sparse_column
 source_texts = _twin.source_texts
 unescape = _twin.unescape
 find_text = _twin.find_text

@@ -189,6 +189,37 @@ def drop_crlf(text, bint header, chosen, /):
     return out
 
 
+def sparse_column(rows, name, Py_ssize_t least, /):
+    """``(null, objects)`` when every row (an exact dict) holds a non-empty object at ``name``
+    or misses it in one way only (null: ``null`` True; no key: False), and ``least`` rows
+    or more hold one; ``(None, None)`` otherwise (a row holding anything else there, both
+    kinds of miss, too few objects)."""
+    cdef list values = []
+    cdef int kinds = 0  # 1: a null seen, 2: a missing key
+    cdef PyObject *v
+    for row in rows:
+        if type(row) is not dict:
+            return None, None
+        v = _dict_get(<PyObject *>row, <PyObject *>name)
+        if v == NULL:
+            _raise_if_set()
+            kinds |= 2
+        elif _type_of(v) == &_DICT and _dict_size(v):
+            values.append(<object>v)
+            continue
+        elif v == _NONE:
+            kinds |= 1
+        elif v == <PyObject *>_ABSENT:
+            kinds |= 2
+        else:
+            return None, None
+        if kinds == 3:
+            return None, None
+    if len(values) < least or not kinds:
+        return None, None
+    return kinds == 1, values
+
+
 def column_at(rows, path, /):
     """Each row's value at ``path`` (keys read through exact dicts), ``ABSENT`` where a
     key is missing or a value on the way is no exact dict: a column of the searches."""

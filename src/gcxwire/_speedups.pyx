@@ -134,6 +134,7 @@ __all__ = [
     "drop_crlf",
     "template_matches",
     "column_at",
+    "sparse_column",
     "source_texts",
     "column_strings",
     "infix_runs",

@@ -62,6 +62,7 @@ __all__ = [
     "drop_crlf",
     "template_matches",
     "column_at",
+    "sparse_column",
     "source_texts",
     "column_strings",
     "infix_runs",
@@ -1273,6 +1274,32 @@ def drop_crlf(text: str, header: bool, chosen: Iterable[int], /) -> str:
                     cells[k] = cells[k].replace("\r\\n", "\\n")
             lines[i] = "\t".join(cells)
     return text[:start] + "\n".join(lines)
+
+
+def sparse_column(
+    rows: Iterable[Any], name: str, least: int, /
+) -> tuple[bool | None, list[dict[str, Any]] | None]:
+    """``(null, objects)`` when every row (an exact dict) holds a non-empty object at ``name``
+    or misses it in one way only (null: ``null`` True; no key: False), and ``least`` rows
+    or more hold one; ``(None, None)`` otherwise (a row holding anything else there, both
+    kinds of miss, too few objects)."""
+    values: list[dict[str, Any]] = []
+    kinds: set[bool] = set()
+    for row in rows:
+        if type(row) is not dict:
+            return None, None
+        value = row.get(name, ABSENT)
+        if type(value) is dict and value:
+            values.append(value)
+        elif value is None or value is ABSENT:
+            kinds.add(value is None)
+            if len(kinds) > 1:
+                return None, None
+        else:
+            return None, None
+    if len(values) < least or not kinds:
+        return None, None
+    return kinds.pop(), values
 
 
 def column_at(rows: Iterable[Any], path: Sequence[Any], /) -> list[Any]:

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from gcxwire import _speedups_py
 from gcxwire._gcx_columns import _at
+from gcxwire._values import ABSENT
 from gcxwire.errors import EncodeValueError
 
 from .gcx_checks import leaves
@@ -180,3 +181,31 @@ def test_source_texts_refuse_ints_past_the_digit_limit(twin: str) -> None:
     if big is not None:
         with pytest.raises(EncodeValueError):
             leaves(twin).source_texts([1, big])
+
+
+# A column of objects, nulls and missing keys, and what breaks it: another value, a row
+# that is no exact dict, an empty object, the sentinel the searches use for "missing".
+_SPARSE_CELL = st.sampled_from(
+    [{"a": 1}, {"b": {"c": 2}}, {}, None, "x", 0, _Dict(a=1), ABSENT, "-"]
+)
+
+
+@need_ext
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.one_of(_SPARSE_CELL.map(lambda v: {} if v == "-" else {"u": v}),
+                          st.sampled_from([[], _Dict(u={"a": 1})])), max_size=6),
+       st.integers(0, 3))  # fmt: skip
+def test_sparse_column_agrees(rows: list[Any], least: int) -> None:
+    got = _speedups.sparse_column(rows, "u", least)
+    assert repr(got) == repr(_speedups_py.sparse_column(rows, "u", least))
+
+
+def test_sparse_column_reads_one_kind_of_miss(twin: str) -> None:
+    sparse = leaves(twin).sparse_column
+    objects = [{"u": {"a": 1}}, {"u": {"a": 2}}]
+    assert sparse([*objects, {"u": None}], "u", 2) == (True, [{"a": 1}, {"a": 2}])
+    assert sparse([{"x": 0}, *objects], "u", 2) == (False, [{"a": 1}, {"a": 2}])
+    assert sparse([*objects, {"u": None}, {}], "u", 2) == (None, None)  # both kinds
+    assert sparse([*objects, {"u": None}], "u", 3) == (None, None)  # too few objects
+    assert sparse(objects, "u", 2) == (None, None)  # none missing: dict_column's case
+    assert sparse([*objects, {"u": {}}], "u", 2) == (None, None)
