@@ -166,7 +166,11 @@ def decode_rows(
                             if _deep_cell(kind, data, pos, stop, max_depth):
                                 return rows, comments, pos, max_padding - before
                             raise
-                        if row is not None and _row_deeper(row, max_depth):
+                        if row is not None and (
+                            _cells_deeper(text, pos, stop, max_depth)
+                            if kind == PyUnicode_1BYTE_KIND
+                            else _row_deeper(row, max_depth)
+                        ):
                             return rows, comments, pos, max_padding - before
                     else:
                         row = _read_row(

@@ -22,7 +22,8 @@ code lives in the included parts, one job each:
                      the per-column helpers (shared_keys, constant_columns, ...)
   _table_encode.pxi  whole tables: style counts, encode_table, scan_style
   _rows_decode.pxi   whole sections: decode_rows, nest_rows, attach_items,
-                     add_templates
+                     add_templates (the depth limit's bracket count and
+                     JSON depth scan are C, in _gcx_depth.h)
   _dcp_rows.pxi      DCP: a batch's positional rows and their lines
   _plan_rows.pxi     per-row work of the planning passes: a list column moved
                      out to a child section, the `crlf=` rewrite, the rows a
