@@ -16,6 +16,7 @@ from collections.abc import AsyncIterator, Callable, Coroutine, Mapping
 from typing import Any
 
 import orjson
+import pytest
 import uvicorn
 
 from gcxwire.proxy.http_upstream import HttpUpstream
@@ -34,8 +35,10 @@ Send = Callable[[dict[str, Any]], Coroutine[Any, Any, None]]
 class OrderedServer:
     """What arrived, in the order the server took it in; holds as asked."""
 
-    def __init__(self, holds: Mapping[str, float] | None = None) -> None:
+    def __init__(self, holds: Mapping[str, float] | None = None, *, open_sse: bool = False) -> None:
         self.holds = dict(holds or {})  # a message's label -> its hold, once
+        # Answer initialize on an SSE stream left open after the answer, until the end.
+        self.open_sse = open_sse
         self.taken: list[tuple[str, str | None]] = []  # (label, the session id it came with)
         self.refused: list[tuple[str, int]] = []  # (label, HTTP status)
         self.session: str | None = None
@@ -105,6 +108,14 @@ class OrderedServer:
                 "serverInfo": {"name": "ordered", "version": "1"},
             }
         answer = {"jsonrpc": "2.0", "id": message["id"], "result": result}
+        if label == "initialize" and self.open_sse:
+            headers.append((b"content-type", b"text/event-stream"))
+            await send({"type": "http.response.start", "status": 200, "headers": headers})
+            event = b"event: message\ndata: " + orjson.dumps(answer) + b"\n\n"
+            await send({"type": "http.response.body", "body": event, "more_body": True})
+            await self.ended.wait()
+            await send({"type": "http.response.body", "body": b""})
+            return
         await _reply(send, 200, orjson.dumps(answer), headers)
 
     async def arrival(self, label: str) -> None:
@@ -252,10 +263,14 @@ def test_a_request_awaiting_its_answer_does_not_hold_up_what_follows() -> None:
     ]
 
 
-def test_a_lost_session_is_renewed_and_what_was_lost_is_sent_again_in_order() -> None:
+@pytest.mark.parametrize("open_sse", [False, True], ids=["json", "sse-left-open"])
+def test_a_lost_session_is_renewed_and_what_was_lost_is_sent_again_in_order(
+    open_sse: bool,
+) -> None:
     """404 to a notification and to the request after it: one new session, then both on
-    it in the client's order; the replayed initialize's answer is not the client's."""
-    server = OrderedServer()
+    it in the client's order; the replayed initialize's answer is not the client's, and
+    is read no further than the answer (a server may leave its stream open)."""
+    server = OrderedServer(open_sse=open_sse)
 
     async def scenario() -> None:
         async with serving(server) as url:

@@ -618,16 +618,17 @@ class HttpUpstream:
         init_id, init = self._initialize
         replay = {**init, "id": f"gcxwire-reinit-{init_id}"}
         assert self._client is not None
-        response = await self._client.post(
-            self.url, content=orjson.dumps(replay), headers=self._headers_for(replay)
-        )
-        if response.status_code >= 400:
-            raise _RequestFailed(
-                f"lost its session and refused a new one: HTTP {response.status_code}",
-                response.status_code,
-            )
-        self._session_id = response.headers.get("mcp-session-id")
-        answer = _answer_in(response.content, replay["id"])
+        async with self._client.stream(
+            "POST", self.url, content=orjson.dumps(replay), headers=self._headers_for(replay)
+        ) as response:
+            if response.status_code >= 400:
+                await response.aread()
+                raise _RequestFailed(
+                    f"lost its session and refused a new one: HTTP {response.status_code}",
+                    response.status_code,
+                )
+            self._session_id = response.headers.get("mcp-session-id")
+            answer = await _answer_of(response, replay["id"])
         result = answer.get("result") if isinstance(answer, dict) else None
         if not isinstance(result, dict):
             raise _RequestFailed(f"lost its session and refused a new one: {answer!r:.200}")
@@ -735,16 +736,14 @@ def _describe(exc: Exception) -> str:
     return f"failed: {exc!r}"
 
 
-def _answer_in(body: bytes, request_id: Any) -> Any:
-    """The answer to ``request_id`` in a JSON body or a buffered SSE body."""
-    message = parse_line(_one_line(body))
-    if isinstance(message, dict):
-        return message
-    for block in body.decode(errors="replace").split("\n\n"):
-        data = "\n".join(
-            line[5:].lstrip() for line in block.splitlines() if line.startswith("data:")
-        )
-        candidate = parse_line(data.encode()) if data else None
+async def _answer_of(response: httpx.Response, request_id: Any) -> Any:
+    """The answer to ``request_id`` in a JSON body or an SSE stream, read no further
+    than the answer (the stream may stay open after it); what else it carries is dropped."""
+    kind = response.headers.get("content-type", "").split(";")[0].strip().lower()
+    if kind != "text/event-stream":
+        return parse_line(_one_line(await response.aread()))
+    async for event in _sse_events(response.aiter_lines()):
+        candidate = parse_line(_one_line(event.data.encode())) if event.data.strip() else None
         if isinstance(candidate, dict) and candidate.get("id") == request_id:
             return candidate
     return None
