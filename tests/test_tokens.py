@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import re
 import shutil
 import socket
 from collections.abc import Iterator
@@ -336,3 +337,36 @@ def test_count_difference_counts_only_what_differs(monkeypatch: pytest.MonkeyPat
     monkeypatch.setattr(tokens, "count", spy)
     assert tokens.count_difference(a, b) == real(a) - real(b)
     assert sum(counted) < 300
+
+
+class _Runs:
+    """tokens._SHARED_RUN, counting the runs its search hands out."""
+
+    def __init__(self) -> None:
+        self.pattern = tokens._SHARED_RUN
+        self.handed = 0
+
+    def finditer(self, text: str) -> Iterator[re.Match[str]]:
+        for found in self.pattern.finditer(text):
+            self.handed += 1
+            yield found
+
+
+def test_count_difference_counts_whole_what_shares_little(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Cells whose escapes differ in each text share no long run: as soon as
+    the first eighth of the text with more cells shows it, both texts are
+    counted whole, once each, and the difference is exact. Text counted by
+    tiktoken (dense runs past ASCII) is looked through to its end."""
+    cell = 'say \\"hi\\" to ' * 10
+    a = "[" + ",".join(f'"{cell}{i}"' for i in range(200)) + "]"
+    b = "GCX1 t\n" + "\n".join(cell.replace('\\"', '"') + str(i) for i in range(200))
+    runs = _Runs()
+    monkeypatch.setattr(tokens, "_SHARED_RUN", runs)
+    assert tokens.count_difference(a, b) == tokens.count(a) - tokens.count(b)
+    assert runs.handed <= 200 // 8 + 2
+    runs.handed = 0
+    dense_a, dense_b = a.replace("hi", "\u65e5\u672c"), b.replace("hi", "\u65e5\u672c")
+    assert tokens.count_difference(dense_a, dense_b) == tokens.count(dense_a) - tokens.count(
+        dense_b
+    )
+    assert runs.handed == 200

@@ -173,21 +173,139 @@ cdef Py_ssize_t _piece_count(object bpe, const Py_UCS1 *p, Py_ssize_t size) exce
     return found
 
 
-def cl100k_count(text, bpe, /):
-    """``text``'s cl100k token count, or None when ``text`` is not ASCII:
-    ``bpe(piece)`` is cl100k's tokens of one pre-split piece (bytes), and each
-    piece's count is remembered (a bounded table, emptied for another ``bpe``)."""
+cdef Py_ssize_t _ascii_count(
+    object bpe, int kind, const void *data, Py_ssize_t start, Py_ssize_t end
+) except -1:
+    """The pieces' count of ``text[start:end]``, ASCII text of any str kind (a
+    wider one is narrowed into a buffer first: the scanner reads bytes)."""
+    cdef Py_ssize_t n = end - start, i = 0, stop, k, total = 0
+    cdef Py_UCS1 *narrow = NULL
+    cdef const Py_UCS1 *s
+    if n <= 0:
+        return 0
+    if kind == PyUnicode_1BYTE_KIND:
+        s = <const Py_UCS1 *>data + start
+    else:
+        narrow = <Py_UCS1 *>PyMem_Malloc(n)
+        if narrow == NULL:
+            raise MemoryError()
+        for k in range(n):
+            narrow[k] = <Py_UCS1>PyUnicode_READ(kind, data, start + k)
+        s = narrow
+    try:
+        while i < n:
+            stop = _piece_end(s, i, n)
+            total += _piece_count(bpe, s + i, stop - i)
+            i = stop
+    finally:
+        PyMem_Free(narrow)
+    return total
+
+
+# ------------------------------------------------ text that is not all ASCII
+# Each run of characters past ASCII goes to tiktoken (``encode``) with the text
+# around it out to the nearest cuts: places where cl100k and o200k start a
+# piece whatever surrounds them (tokens.next_cut's, the pure twin's _CUT), so
+# counts add up there. The ASCII between those spans is counted by its pieces.
+# Spans fewer than _GAP characters apart go to tiktoken as one (a call costs
+# about as much as 16 characters of its text), until one reaches _SPAN
+# characters (tokens._CHUNK: the token list held at once): dense text is
+# counted in a few calls, as tiktoken would count it whole.
+cdef enum:
+    _GAP = 16
+    _SPAN = 1 << 14
+
+
+cdef inline bint _cut_at(int kind, const void *data, Py_ssize_t p, Py_ssize_t n) noexcept:
+    """Whether ``p`` is a cut: the text's ends; after a line feed, before
+    printable ASCII other than "/"; between an ASCII letter or digit and ASCII
+    punctuation other than "'"."""
+    cdef Py_UCS4 a, b
+    if p <= 0 or p >= n:
+        return True
+    a = PyUnicode_READ(kind, data, p - 1)
+    b = PyUnicode_READ(kind, data, p)
+    if b < 0x21 or b > 0x7E:
+        return False
+    if a == _LF:
+        return b != 0x2F
+    return a < 128 and (_KIND[a] & (_K_LETTER | _K_DIGIT)) != 0 and (
+        (_KIND[b] & _K_OTHER) != 0 and b != 0x27
+    )
+
+
+cdef inline Py_ssize_t _wide_at(int kind, const void *data, Py_ssize_t i, Py_ssize_t n) noexcept:
+    """The first character past ASCII at or after ``i`` (``n`` if none)."""
+    while i < n and PyUnicode_READ(kind, data, i) < 128:
+        i += 1
+    return i
+
+
+cdef inline Py_ssize_t _cut_from(int kind, const void *data, Py_ssize_t i, Py_ssize_t n) noexcept:
+    """The first cut at or after ``i``."""
+    while not _cut_at(kind, data, i, n):
+        i += 1
+    return i
+
+
+cdef Py_ssize_t _mixed_count(object bpe, object encode, str t) except -1:
+    cdef int kind = PyUnicode_KIND(t)
+    cdef const void *data = PyUnicode_DATA(t)
+    cdef Py_ssize_t n = len(t), at = 0, run, start, end, after, total = 0
+    run = _wide_at(kind, data, 0, n)
+    while run < n:  # ``at``: where the text not counted yet starts, a cut
+        start = run
+        while start > at and not _cut_at(kind, data, start, n):
+            start -= 1
+        end = _cut_from(kind, data, run + 1, n)
+        after = _wide_at(kind, data, end, n)
+        while after < n and after - end < _GAP and end - start < _SPAN:
+            end = _cut_from(kind, data, after + 1, n)
+            after = _wide_at(kind, data, end, n)
+        total += _ascii_count(bpe, kind, data, at, start)
+        total += len(encode(PyUnicode_Substring(t, start, end)))
+        at, run = end, after
+    return total + _ascii_count(bpe, kind, data, at, n)
+
+
+def cl100k_count(text, bpe, encode=None, /):
+    """``text``'s cl100k token count: ``bpe(piece)`` is cl100k's tokens of one
+    pre-split piece of ASCII text (bytes), and each piece's count is remembered
+    (a bounded table, emptied for another ``bpe``). Text that is not all ASCII
+    is counted only given ``encode``, cl100k's tokens of a str (tiktoken's
+    encode_ordinary), else None: each run of other characters by ``encode``
+    with the text around it out to the nearest cuts, the ASCII between by its
+    pieces."""
     global _memo_bpe
     cdef str t = _text_arg(text)
-    if not PyUnicode_IS_ASCII(t):
+    if not PyUnicode_IS_ASCII(t) and encode is None:
         return None
     if bpe is not _memo_bpe:
         _memo_clear()
         _memo_bpe = bpe
-    cdef const Py_UCS1 *s = <const Py_UCS1 *>PyUnicode_DATA(t)
-    cdef Py_ssize_t n = len(t), i = 0, end, total = 0
+    if not PyUnicode_IS_ASCII(t):
+        return _mixed_count(bpe, encode, t)
+    return _ascii_count(bpe, PyUnicode_1BYTE_KIND, PyUnicode_DATA(t), 0, len(t))
+
+
+def wide_runs(text, Py_ssize_t most, /):
+    """How many runs of characters past ASCII ``text`` holds, counted up to
+    ``most + 1``. The pure twin finds runs a block of 512 characters at a time,
+    a run across two blocks counting twice: so here."""
+    cdef str t = _text_arg(text)
+    cdef int kind = PyUnicode_KIND(t)
+    cdef const void *data = PyUnicode_DATA(t)
+    cdef Py_ssize_t n = len(t), i = 0, runs = 0
+    if PyUnicode_IS_ASCII(t):
+        return 0
     while i < n:
-        end = _piece_end(s, i, n)
-        total += _piece_count(bpe, s + i, end - i)
-        i = end
-    return total
+        i = _wide_at(kind, data, i, n)
+        if i >= n:
+            break
+        runs += 1
+        if runs > most:
+            break
+        i += 1
+        while i < n and i % 512 != 0 and PyUnicode_READ(kind, data, i) >= 128:
+            i += 1
+    return runs

@@ -74,6 +74,7 @@ break_cells = _twin.break_cells
 style_marks = _twin.style_marks
 keys_differ = _twin.keys_differ
 cl100k_count = _twin.cl100k_count
+wide_runs = _twin.wide_runs
 
 
 @contextlib.contextmanager

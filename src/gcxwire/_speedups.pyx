@@ -146,6 +146,7 @@ __all__ = [
     "flat_prefixes",
     "keys_differ",
     "cl100k_count",
+    "wide_runs",
 ]
 
 cdef object _ABSENT = ABSENT

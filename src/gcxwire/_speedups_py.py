@@ -73,6 +73,7 @@ __all__ = [
     "flat_prefixes",
     "keys_differ",
     "cl100k_count",
+    "wide_runs",
 ]
 
 _UNESCAPED = {"t": "\t", "n": "\n"}
@@ -1585,14 +1586,25 @@ _memo: dict[str, int] = {}
 _memo_bpe: list[object] = [None]  # the counter the memo's counts came from
 
 
-def cl100k_count(text: str, bpe: Callable[[bytes], Sized], /) -> int | None:
-    """``text``'s cl100k token count, or None when ``text`` is not ASCII:
-    ``bpe(piece)`` is cl100k's tokens of one pre-split piece (bytes), and each
-    piece's count is remembered (a bounded table, emptied for another ``bpe``)."""
+def cl100k_count(
+    text: str, bpe: Callable[[bytes], Sized], encode: Callable[[str], Sized] | None = None, /
+) -> int | None:
+    """``text``'s cl100k token count: ``bpe(piece)`` is cl100k's tokens of one
+    pre-split piece of ASCII text (bytes), and each piece's count is remembered
+    (a bounded table, emptied for another ``bpe``). Text that is not all ASCII
+    is counted only given ``encode``, cl100k's tokens of a str (tiktoken's
+    encode_ordinary), else None: each run of other characters by ``encode``
+    with the text around it out to the nearest cuts (_CUT: counts add up
+    there), the ASCII between by its pieces."""
     if not isinstance(text, str):
         raise TypeError(_NOT_TEXT.format(type(text).__name__))
     if not text.isascii():
-        return None
+        if encode is None:
+            return None
+        # A short text costs one tiktoken call; dense runs, a search of a few of them.
+        if len(text) > 2 * _SPARSE and wide_runs(text, len(text) // _SPARSE) * _SPARSE <= len(text):
+            return _count_mixed(text, encode, bpe)
+        return _count_encoded(text, encode)
     memo = _memo
     if bpe is not _memo_bpe[0]:
         memo.clear()
@@ -1608,3 +1620,117 @@ def cl100k_count(text: str, bpe: Callable[[bytes], Sized], /) -> int | None:
                 memo[piece] = found
         total += found
     return total
+
+
+# Places where cl100k_base and o200k_base both start a pre-split piece whatever
+# comes before or after, so the token counts of the two sides add up exactly:
+# - right after a line feed that is followed by printable ASCII other than "/"
+#   (no piece runs on past a newline, except o200k's punctuation piece, which
+#   takes "/" after its newlines);
+# - between an ASCII letter or digit and ASCII punctuation other than "'"
+#   (letter and digit pieces stop at punctuation; "'" could start a contraction).
+# tests/test_tokens.py checks the sum against the whole count on random text;
+# the extension's _cut_at is the same test.
+_CUT = re.compile(r"\n(?=[!-.0-~])|(?<=[0-9A-Za-z])(?=[!-&(-/:-@\[-`{-~])")
+_CHUNK = 1 << 14  # characters per tiktoken call: bounds the token list held at once
+
+
+def next_cut(text: str, pos: int, /) -> int:
+    """The first place at or after ``pos`` where ``text`` can be cut without
+    changing its token count (``len(text)`` if there is none)."""
+    if pos >= len(text):
+        return len(text)
+    found = _CUT.search(text, max(pos, 1))
+    return len(text) if found is None else found.end()
+
+
+def _count_encoded(text: str, encode: Callable[[str], Sized]) -> int:
+    """``text``'s count from tiktoken, a chunk (cut at ``next_cut``) at a time."""
+    if len(text) <= _CHUNK:
+        return len(encode(text))
+    total = start = 0
+    while start < len(text):
+        end = next_cut(text, start + _CHUNK)
+        total += len(encode(text[start:end]))
+        start = end
+    return total
+
+
+# Runs of characters that are not ASCII: only the text around them, out to the
+# nearest cuts, goes to tiktoken whole; the ASCII between is counted by pieces.
+_NOT_ASCII = re.compile(r"[^\x00-\x7f]+")
+_LOOK_BACK = 64  # how far back a cut before a run is looked for, at a time
+# Finding a run's cuts costs a few microseconds of Python; tiktoken about 100 ns
+# a character: runs of other characters sparser than one in _SPARSE characters
+# pay, denser ones do not (the unicode table), nor a text of a few runs' length.
+_SPARSE = 128
+_BLOCK = 512
+
+
+def not_ascii_runs(text: str) -> Iterator[tuple[int, int]]:
+    """Where ``text``'s runs of characters that are not ASCII start and end (a run
+    across two of _BLOCK's blocks comes in two parts). Only blocks that are not
+    ASCII are searched: str.isascii of a slice costs a copy, the regex ~15 ns a character."""
+    for block in range(0, len(text), _BLOCK):
+        if not text[block : block + _BLOCK].isascii():
+            for run in _NOT_ASCII.finditer(text, block, block + _BLOCK):
+                yield run.span()
+
+
+def wide_runs(text: str, most: int, /) -> int:
+    """How many runs of characters past ASCII ``text`` holds (as not_ascii_runs
+    finds them: a run across two of _BLOCK's blocks counts twice), counted up
+    to ``most + 1``: dense text costs a search of a few runs, not the whole text's."""
+    if not isinstance(text, str):
+        raise TypeError(_NOT_TEXT.format(type(text).__name__))
+    runs = 0
+    for block in range(0, len(text), _BLOCK):
+        if not text[block : block + _BLOCK].isascii():
+            for _ in _NOT_ASCII.finditer(text, block, block + _BLOCK):
+                runs += 1
+                if runs > most:
+                    return runs
+    return runs
+
+
+def cut_before(text: str, pos: int, floor: int) -> int:
+    """The last cut in ``text`` at or before ``pos`` (``floor`` if none is after it);
+    ``floor`` itself is a cut."""
+    end = pos
+    while end > floor:
+        start = max(floor, end - _LOOK_BACK)
+        cuts = [found.end() for found in _CUT.finditer(text, start, end)]
+        if cuts:
+            return cuts[-1]
+        end = start
+    return floor
+
+
+def _count_mixed(text: str, encode: Callable[[str], Sized], bpe: Callable[[bytes], Sized]) -> int:
+    """cl100k_count of text that is not all ASCII: each run of other characters
+    is counted by tiktoken from the cut before it to the cut after it, the
+    ASCII text between those spans by its pieces. Counts add up at cuts, so
+    the sum is exact. Where runs are dense (more than one in _SPARSE
+    characters), the rest goes to tiktoken whole: finding each run's cuts
+    would cost more than it saves."""
+    total = at = spans = 0  # ``at``: where the text not counted yet starts (a cut)
+    span_start = span_end = 0
+    for start, end in not_ascii_runs(text):
+        if start < span_end:  # within the current span: it reaches past this run
+            span_end = max(span_end, next_cut(text, end))
+            continue
+        total += _count_encoded(text[span_start:span_end], encode) if span_end else 0
+        at, spans = span_end, spans + 1
+        if spans * _SPARSE > start + _SPARSE:
+            return total + _count_encoded(text[at:], encode)
+        span_start = cut_before(text, start, at)
+        span_end = next_cut(text, end)
+        total += _ascii_count(text[at:span_start], bpe) if span_start > at else 0
+    total += _count_encoded(text[span_start:span_end], encode) if span_end else 0
+    return total + (_ascii_count(text[span_end:], bpe) if span_end < len(text) else 0)
+
+
+def _ascii_count(text: str, bpe: Callable[[bytes], Sized]) -> int:
+    found = cl100k_count(text, bpe)
+    assert found is not None, "ASCII text"
+    return found

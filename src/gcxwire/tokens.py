@@ -24,11 +24,11 @@ import importlib.util
 import os
 import re
 import tempfile
-from collections.abc import Callable, Iterator, Sized
+from collections.abc import Callable, Sized
 from typing import TYPE_CHECKING
 
 from . import _speedups_py
-from ._impl import cl100k_count
+from ._impl import cl100k_count, wide_runs
 from .errors import TokenizerUnavailableError
 
 if TYPE_CHECKING:
@@ -168,16 +168,11 @@ def encoding(name: str = "cl100k_base") -> tiktoken.Encoding:
 
 
 # Places where cl100k_base and o200k_base both start a pre-split piece whatever
-# comes before or after, so the token counts of the two sides add up exactly:
-# - right after a line feed that is followed by printable ASCII other than "/"
-#   (no piece runs on past a newline, except o200k's punctuation piece, which
-#   takes "/" after its newlines);
-# - between an ASCII letter or digit and ASCII punctuation other than "'"
-#   (letter and digit pieces stop at punctuation; "'" could start a contraction).
-# tests/test_tokens.py checks the sum against the whole count on random text.
-_CUT = re.compile(r"\n(?=[!-.0-~])|(?<=[0-9A-Za-z])(?=[!-&(-/:-@\[-`{-~])")
-
-_CHUNK = 1 << 14  # characters per tiktoken call: bounds the token list held at once
+# comes before or after, so the token counts of the two sides add up exactly
+# (the pure twin has the pattern and says why; the extension's _cut_at is the
+# same test). tests/test_tokens.py checks the sum against the whole count.
+_CUT = _speedups_py._CUT
+_CHUNK = _speedups_py._CHUNK  # characters per tiktoken call: bounds the token list held at once
 
 
 def next_cut(text: str, pos: int, /) -> int:
@@ -214,125 +209,48 @@ def count(text: str, /, encoding: str = "cl100k_base") -> int:
 
     Special-token text such as ``<|endoftext|>`` is counted as the plain
     characters it is, which is how a tool response reaches a model.
-    ASCII text under cl100k is split into its pieces here and each piece's
-    count remembered (cl100k_count), the same count tiktoken gives.
+    Under cl100k, ASCII text is split into its pieces here and each piece's
+    count remembered (cl100k_count), the same count tiktoken gives; in other
+    text only the runs of other characters, out to the cuts around them, go
+    to tiktoken.
     """
     loaded = _encoding(encoding)
     pieces = _piece_tokens(loaded) if encoding == "cl100k_base" else None
     if pieces is not None:
-        found = cl100k_count(text, pieces)
-        if found is not None:
-            return found
-        # A short text costs one tiktoken call; dense runs, a search of a few of them.
-        if len(text) > 2 * _SPARSE and counted_by_pieces(text):
-            return _count_mixed(text, loaded.encode_ordinary, pieces)
+        found = cl100k_count(text, pieces, loaded.encode_ordinary)
+        assert found is not None, "cl100k_count counts any text given encode"
+        return found
     return _count_encoded(text, loaded.encode_ordinary)
 
 
-def _count_encoded(text: str, encode: Callable[[str], Sized]) -> int:
-    """``text``'s count from tiktoken, a chunk (cut at ``next_cut``) at a time."""
-    if len(text) <= _CHUNK:
-        return len(encode(text))
-    total = start = 0
-    while start < len(text):
-        end = next_cut(text, start + _CHUNK)
-        total += len(encode(text[start:end]))
-        start = end
-    return total
-
-
-# Runs of characters that are not ASCII: only the text around them, out to the
-# nearest cuts, goes to tiktoken whole; the ASCII between is counted by pieces.
-_NOT_ASCII = re.compile(r"[^\x00-\x7f]+")
-_LOOK_BACK = 64  # how far back a cut before a run is looked for, at a time
-# Finding a run's cuts costs a few microseconds of Python; tiktoken about 100 ns
-# a character: runs of other characters sparser than one in _SPARSE characters
-# pay, denser ones do not (the unicode table), nor a text of a few runs' length.
-_SPARSE = 128
-_BLOCK = 512
+_count_encoded = _speedups_py._count_encoded
+# How the pure twin splits text that is not all ASCII (auto asks the same of a
+# text: counted_by_pieces).
+_NOT_ASCII = _speedups_py._NOT_ASCII
+_SPARSE = _speedups_py._SPARSE
+_not_ascii_runs = _speedups_py.not_ascii_runs
+_cut_before = _speedups_py.cut_before
 
 
 def counted_by_pieces(text: str, /, size: int | None = None) -> bool:
     """Whether ``count`` (cl100k) counts most of ``text`` by its remembered
-    pieces: ASCII, or runs of other characters sparser than _count_mixed splits
-    out (at most one in _SPARSE characters). ``size``, ``text``'s UTF-8 length if
-    known, bounds its runs (each character past ASCII adds a byte at least): few
-    enough, and the text is not searched. Else the search stops at the first run
-    too many, so dense text costs a few runs' search, not the whole text's."""
+    pieces: ASCII, or runs of other characters at most one in _SPARSE
+    characters. ``size``, ``text``'s UTF-8 length if known, bounds its runs
+    (each character past ASCII adds a byte at least): few enough, and the text
+    is not searched. Else the search stops at the first run too many, so dense
+    text costs a few runs' search, not the whole text's."""
     if text.isascii():
         return True
-    most = len(text) // _SPARSE  # runs * _SPARSE <= len(text)
-    if size is not None and size - len(text) <= most:
+    if size is not None and size - len(text) <= len(text) // _SPARSE:
         return True
-    runs = 0
-    for block in range(0, len(text), _BLOCK):  # as _not_ascii_runs, without its spans
-        if not text[block : block + _BLOCK].isascii():
-            for _ in _NOT_ASCII.finditer(text, block, block + _BLOCK):
-                runs += 1
-                if runs > most:
-                    return False
-    return True
-
-
-def _not_ascii_runs(text: str) -> Iterator[tuple[int, int]]:
-    """Where ``text``'s runs of characters that are not ASCII start and end (a run
-    across two of _BLOCK's blocks comes in two parts). Only blocks that are not
-    ASCII are searched: str.isascii of a slice costs a copy, the regex ~15 ns a character."""
-    for block in range(0, len(text), _BLOCK):
-        if not text[block : block + _BLOCK].isascii():
-            for run in _NOT_ASCII.finditer(text, block, block + _BLOCK):
-                yield run.span()
-
-
-def _cut_before(text: str, pos: int, floor: int) -> int:
-    """The last cut in ``text`` at or before ``pos`` (``floor`` if none is after it);
-    ``floor`` itself is a cut."""
-    end = pos
-    while end > floor:
-        start = max(floor, end - _LOOK_BACK)
-        cuts = [found.end() for found in _CUT.finditer(text, start, end)]
-        if cuts:
-            return cuts[-1]
-        end = start
-    return floor
-
-
-def _count_mixed(
-    text: str, encode: Callable[[str], Sized], pieces: Callable[[bytes], Sized]
-) -> int:
-    """``count(text)`` for cl100k text that is not all ASCII: each run of other
-    characters is counted by tiktoken from the cut before it to the cut after
-    it, the ASCII text between those spans by its pieces (cl100k_count, whose
-    counts are remembered). Counts add up at cuts, so the sum is exact. Where
-    runs are dense (more than one in _SPARSE characters), the rest goes to
-    tiktoken whole: finding each run's cuts would cost more than it saves."""
-    total = at = spans = 0  # ``at``: where the text not counted yet starts (a cut)
-    span_start = span_end = 0
-    for start, end in _not_ascii_runs(text):
-        if start < span_end:  # within the current span: it reaches past this run
-            span_end = max(span_end, next_cut(text, end))
-            continue
-        total += _count_encoded(text[span_start:span_end], encode) if span_end else 0
-        at, spans = span_end, spans + 1
-        if spans * _SPARSE > start + _SPARSE:
-            return total + _count_encoded(text[at:], encode)
-        span_start = _cut_before(text, start, at)
-        span_end = next_cut(text, end)
-        total += _ascii_count(text[at:span_start], pieces) if span_start > at else 0
-    total += _count_encoded(text[span_start:span_end], encode) if span_end else 0
-    return total + (_ascii_count(text[span_end:], pieces) if span_end < len(text) else 0)
-
-
-def _ascii_count(text: str, pieces: Callable[[bytes], Sized]) -> int:
-    found = cl100k_count(text, pieces)
-    assert found is not None, "ASCII text"
-    return found
+    return wide_runs(text, len(text) // _SPARSE) * _SPARSE <= len(text)
 
 
 # Runs of text count_difference looks for in both texts: long, and cut at a tab,
 # line end or backslash, where the formats' framing and escapes differ.
-_SHARED_RUN = re.compile(r"[^\t\n\r\\]{64,}")
+_SHARED_RUN = re.compile(r"(?<![^\t\n\r\\])[^\t\n\r\\]{64,}")
 _EDGE = 64  # how far from a run's end its last inner cut is looked for
+_LOOK_FIRST = 8  # count_difference judges what the texts share on 1/8 of ``b``
 
 
 def _inner_cuts(text: str, start: int, end: int) -> tuple[int, int] | None:
@@ -355,15 +273,27 @@ def count_difference(a: str, b: str, /, encoding: str = "cl100k_base") -> int:
     holds, in the same order, are left out of both: cut at inner places where
     counts add up (``next_cut``), the same run has the same tokens in each text.
     Two encodings of one value share most of their cell text, so a close race
-    between them costs the text they do not share.
+    between them costs the text they do not share. Where they share less than
+    half of the first part of ``b`` looked at (1/_LOOK_FIRST of it: escapes
+    differ inside the cells) and both are counted mostly by their remembered
+    pieces, both are counted whole instead: looking on would cost more.
     """
     if a.count("\t") + a.count("\n") > b.count("\t") + b.count("\n"):
-        return -count_difference(b, a, encoding)  # runs are cut from the text with more cells
+        return -_difference(b, a, encoding)  # runs are cut from the text with more cells
+    return _difference(a, b, encoding)
+
+
+def _difference(a: str, b: str, encoding: str) -> int:
     pieces_a: list[str] = []
     pieces_b: list[str] = []
-    at_a = at_b = 0
+    at_a = at_b = shared = 0
+    judged = encoding != "cl100k_base"  # only cl100k counts by pieces
     for run in _SHARED_RUN.finditer(b):
         start, end = run.span()
+        if not judged and start * _LOOK_FIRST >= len(b):
+            judged = True
+            if 2 * shared < start and counted_by_pieces(a) and counted_by_pieces(b):
+                return count(a, encoding) - count(b, encoding)
         if start < at_b:
             continue
         # Look near where ``a`` has got to: the texts hold the same values in the same order.
@@ -374,6 +304,7 @@ def count_difference(a: str, b: str, /, encoding: str = "cl100k_base") -> int:
         if cuts is None or cuts[1] <= cuts[0]:
             continue
         lo, hi = cuts[0] - start, cuts[1] - start
+        shared += hi - lo
         pieces_a.append(a[at_a : found + lo])
         pieces_b.append(b[at_b : start + lo])
         at_a, at_b = found + hi, start + hi

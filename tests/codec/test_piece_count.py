@@ -15,7 +15,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from gcxwire import _auto, tokens
+from gcxwire import _auto, _speedups_py, tokens
 
 from .gcx_checks import leaves
 
@@ -24,6 +24,10 @@ _REAL = Path(__file__).resolve().parents[2] / "bench" / "cases" / "real"
 
 def _tiktoken(text: str) -> int:
     return len(tokens.encoding().encode_ordinary(text))
+
+
+def _encode(text: str) -> Sized:
+    return tokens.encoding().encode_ordinary(text)
 
 
 def _bpe() -> object:
@@ -64,7 +68,7 @@ def test_counts_as_tiktoken_does(twin: str, text: str) -> None:
 def test_counts_real_responses_as_tiktoken_does(twin: str) -> None:
     """Every candidate text auto writes for the recorded real responses."""
     count = leaves(twin).cl100k_count
-    checked = 0
+    checked = mixed = 0
     for path in sorted(_REAL.glob("*.json")):
         case = json.loads(path.read_text(encoding="utf-8"))
         choice = _auto._Auto(case["input"], case["tool"])
@@ -78,7 +82,10 @@ def test_counts_real_responses_as_tiktoken_does(twin: str) -> None:
                 checked += 1
             else:
                 assert found is None
+                assert count(text, _bpe(), _encode) == _tiktoken(text), (path.name, name)
+                mixed += 1
     assert checked > 100
+    assert mixed > 10
 
 
 def test_non_ascii_text_is_left_to_tiktoken(twin: str) -> None:
@@ -139,3 +146,70 @@ def test_memory_is_bounded_and_counts_stay_exact(twin: str) -> None:
     assert count(long_piece + " " + long_piece, fixed) == 6
     assert fixed.asked == asked + 2
     assert count("memo", _bpe()) == _tiktoken("memo")
+
+
+# Text past ASCII among the fragments above: Latin-1 (a 1-byte str past ASCII),
+# other scripts, marks, wide spaces and line separators, emoji (a 4-byte str),
+# letters and digits of other scripts beside ASCII punctuation and newlines.
+_OTHER = [
+    "\u00e9", "caf\u00e9", "\u00a0", "\u00b2", "\u0301", "\u041f\u0440\u0438\u0432\u0435\u0442",
+    "\u65e5\u672c\u8a9e", "\u0663", "\u2019", "\u2028", "\u3000", "\U0001f680", "\u26a0\ufe0f",
+    "\U0001f468\u200d\U0001f469", "\ufeff", "\u00e9\n", "\n\u00e9", "x\u00e9,", "1\u00b2.",
+]  # fmt: skip
+_MIXED = st.lists(
+    st.one_of(st.sampled_from(_FRAGMENTS), st.sampled_from(_FRAGMENTS), st.sampled_from(_OTHER)),
+    max_size=120,
+).map("".join)
+_ANY = st.text(max_size=200)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.one_of(_MIXED, _ANY))
+@example("a," * 300 + "\u65e5\u672c\u8a9e" + "b." * 300)
+@example("\u00e9a," * 3000)  # dense: spans joined up to the span limit
+@example(("word, " * 50 + "\U0001f680\n") * 40)  # sparse, a 4-byte str
+@example("\u041f" * 40_000)  # one run past the span limit, no cut in it
+@example("x\n\u00e9" + "word." * 100)
+@example("\u00e9\n \n")  # no cut after a line feed before a space: "\n \n" is one piece
+@example("a\n  \n\u00e9")
+def test_counts_mixed_text_as_tiktoken_does(twin: str, text: str) -> None:
+    """Given tiktoken's encode, text that is not all ASCII is counted too:
+    tiktoken's count, whatever the str kind and wherever the other runs fall."""
+    assert leaves(twin).cl100k_count(text, _bpe(), _encode) == _tiktoken(text)
+
+
+def test_mixed_text_hands_tiktoken_only_what_is_around_other_runs(twin: str) -> None:
+    """Each text handed to encode holds a character past ASCII and starts and
+    ends at cuts; sparse runs leave most of the text to the pieces."""
+    handed: list[str] = []
+
+    def spy(text: str) -> Sized:
+        handed.append(text)
+        return _encode(text)
+
+    row = '{"name":"widget","note":"ok, shipped on time","id":12345}\n'
+    sparse = (row * 20 + '{"name":"caf\u00e9 \U0001f680"}\n') * 10
+    assert leaves(twin).cl100k_count(sparse, _bpe(), spy) == _tiktoken(sparse)
+    assert handed and all(not piece.isascii() for piece in handed)
+    assert sum(map(len, handed)) * 20 < len(sparse)
+    at = 0
+    for piece in handed:
+        start = sparse.index(piece, at)
+        assert tokens._is_cut(sparse, start) and tokens._is_cut(sparse, start + len(piece))
+        at = start + len(piece)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.one_of(_MIXED, st.sampled_from(["a" * 500, "\u00e9" * 30])), max_size=8).map(
+        "".join
+    ),
+    st.integers(0, 40),
+)
+@example("a" * 511 + "\u00e9\u00e9" + "b", 5)  # a run across two blocks counts twice
+@example("\u65e5" * 2000, 1)
+def test_wide_runs_are_the_runs_found_a_block_at_a_time(twin: str, text: str, most: int) -> None:
+    """Runs of characters past ASCII as the pure twin's block search finds them
+    (auto's choice of path hangs on it, so the twins agree), counted up to most + 1."""
+    runs = sum(1 for _ in _speedups_py.not_ascii_runs(text))
+    assert leaves(twin).wide_runs(text, most) == min(runs, most + 1)
