@@ -228,7 +228,7 @@ cdef class _Columns:
                 j += 1
         return 0
 
-    cdef inline void _fill(self, Py_ssize_t s, PyObject *v):
+    cdef inline void _fill(self, Py_ssize_t s, PyObject *v) noexcept:
         # Slot s takes a reference to v; release clears it.
         _incref(v)
         self.slots[s] = v
@@ -249,7 +249,7 @@ cdef class _Columns:
             e += 1
         return 0 if e == m else 1
 
-    cdef void release(self):
+    cdef void release(self) noexcept:
         cdef Py_ssize_t i, s
         cdef PyObject *v
         if self.slots == NULL:

@@ -38,7 +38,7 @@ cdef int _id_init(_IdMap *m, Py_ssize_t expected, Py_ssize_t room) except -1:
     return 0
 
 
-cdef void _id_free(_IdMap *m):
+cdef void _id_free(_IdMap *m) noexcept:
     PyMem_Free(m.keys)
     PyMem_Free(m.values)
     m.keys = NULL

@@ -65,10 +65,13 @@ from ._values import dumps as dumps_cell
 from ._values import loads as loads_cell
 from .errors import DecodeError, EncodeError, EncodeTypeError, EncodeValueError
 
+cdef extern from "_gcx_dict.h":
+    # PyDict_Next, a combined table's walk inlined (see the header)
+    int _dict_next "gcx_dict_next"(PyObject *d, Py_ssize_t *pos, PyObject **key, PyObject **value)
+
 cdef extern from "Python.h":
     Py_UCS4 PyUnicode_MAX_CHAR_VALUE(object o)
     bint PyUnicode_IS_ASCII(object o)
-    int _dict_next "PyDict_Next"(PyObject *d, Py_ssize_t *pos, PyObject **key, PyObject **value)
     PyObject *_dict_get "PyDict_GetItemWithError"(PyObject *d, PyObject *key)
     bint _is_dict "PyDict_Check"(PyObject *o)
     bint _is_list "PyList_Check"(PyObject *o)

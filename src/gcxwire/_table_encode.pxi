@@ -15,7 +15,7 @@ cdef struct _Stats:
     Py_ssize_t *strs  # per column: its exact strs (counted by _put_cells only)
 
 
-cdef void _count(_Columns cols, _Stats *st):
+cdef void _count(_Columns cols, _Stats *st) noexcept:
     cdef Py_ssize_t c, s
     cdef PyObject *v
     cdef double f
@@ -60,7 +60,7 @@ cdef tuple _guess(_Stats *st, tuple fields, Py_ssize_t seen, Py_ssize_t n):
     return st.nulls * n > st.absent * n + 3 * seen, floats
 
 
-cdef void _zero(_Stats *st, Py_ssize_t n):
+cdef void _zero(_Stats *st, Py_ssize_t n) noexcept:
     cdef Py_ssize_t c
     st.nulls = st.absent = 0
     for c in range(n):
@@ -392,7 +392,7 @@ cdef extern from "_gcx_spare.h":
 cdef Py_ssize_t _SCRATCH_KEEP = 16 << 20
 
 
-cdef void _give_back(gcx_spare *spare, _Buf *b):
+cdef void _give_back(gcx_spare *spare, _Buf *b) noexcept:
     # b's memory into the spare slot (spare: the holder taken with it, or NULL).
     if b.data == NULL or b.cap > _SCRATCH_KEEP:
         PyMem_Free(b.data)
