@@ -75,6 +75,7 @@ style_marks = _twin.style_marks
 keys_differ = _twin.keys_differ
 cl100k_count = _twin.cl100k_count
 wide_runs = _twin.wide_runs
+literal_scan = _twin.literal_scan
 
 
 @contextlib.contextmanager

@@ -30,6 +30,7 @@ code lives in the included parts, one job each:
                      template holds
   _count.pxi         exact cl100k token counts of ASCII text: its pre-split
                      pieces, each piece's count remembered
+  _literals.pxi      the proxy's check of an answer line's number literals
 """
 
 import math
@@ -150,6 +151,7 @@ __all__ = [
     "keys_differ",
     "cl100k_count",
     "wide_runs",
+    "literal_scan",
 ]
 
 cdef object _ABSENT = ABSENT
@@ -217,3 +219,4 @@ include "_flat_search.pxi"
 include "_find.pxi"
 include "_plain_tree.pxi"
 include "_count.pxi"
+include "_literals.pxi"

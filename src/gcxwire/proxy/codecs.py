@@ -41,14 +41,16 @@ __all__ = [
 ]
 
 
-def loads(text: str) -> Any:
+def loads(text: str, *, long_digits: bool = True) -> Any:
     """A result's JSON text, exactly (ints past 64 bits too), as the proxy reads it.
 
     A number past the interpreter's digit limit raises ``ValueError`` (the result then
     passes through as it came): reading one costs more than linear time, so one long
     number from a server could hold the proxy for a minute (12.8 M digits: 54 s).
+    ``long_digits=False`` says the caller knows the text holds no run of 16 digits
+    (its answer line is plain, ``jsonrpc.LineNumbers.plain``): no search for one.
     """
-    if not has_long_digits(text):
+    if not (long_digits and has_long_digits(text)):
         return _exact_loads(text, scan=False)
     if long_json_number(text, digit_limit(DEFAULT_LIMITS)) >= 0:
         raise ValueError("A number has more digits than the interpreter's limit")

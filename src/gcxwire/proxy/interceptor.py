@@ -40,7 +40,7 @@ from ..errors import GcxwireError
 from ..mcp import MARKERS, hint_markers, reading_hint
 from . import codecs
 from .codecs import DcpCodec, Format
-from .jsonrpc import JsonObject, PendingRequest, line_numbers, numbers_survive
+from .jsonrpc import JsonObject, LineNumbers, PendingRequest, line_numbers, numbers_survive
 from .later import later
 from .lifecycle import SchemaLifecycle, SchemaVersion
 from .presets import FieldFilter
@@ -340,7 +340,7 @@ class ResponseInterceptor:
         counters.calls += 1
         later(lambda: _add_bytes_before(counters, result))
         texts = _plain_texts(result)
-        value = None if texts is None else parse_text_blocks(texts, codecs.loads)
+        value = None if texts is None else parse_text_blocks(texts, _loads_for(line_numbers()))
         if texts is None or value is None:
             all_texts = _all_texts(result)
             if sum(len(text) for text in all_texts) > COUNT_LIMIT:
@@ -367,6 +367,8 @@ class ResponseInterceptor:
             )
             return None
         compact_text = _compact_baseline(texts, value)
+        # orjson's bytes of the value, for the read-backs' comparison (one text block)
+        value_json = compact_text.encode() if len(texts) == 1 else None
         # One short row goes out as compact JSON unraced, before any DCP
         # bookkeeping: DCP does not compete for it, so the lifecycle need not see it.
         small = self.format == "auto" and len(compact_text) <= SMALL_JSON and _one_row(value)
@@ -378,7 +380,7 @@ class ResponseInterceptor:
         if small:
             chosen = self._encode_select(tool, value, "json")
         elif plan is not None:
-            chosen = self._by_verdict(tool, plan)
+            chosen = self._by_verdict(tool, plan, value_json if plan.table.value is value else None)
         else:
             chosen = None
         hint, markers = ("", ()) if chosen is None else self.hints.for_result(chosen.text)
@@ -478,8 +480,11 @@ class ResponseInterceptor:
             plan.counted = True
         return plan.schema
 
-    def _by_verdict(self, tool: str, plan: _Plan) -> Encoding | None:
-        """The result in its remembered winning format (``None``: race instead)."""
+    def _by_verdict(
+        self, tool: str, plan: _Plan, value_json: bytes | None = None
+    ) -> Encoding | None:
+        """The result in its remembered winning format (``None``: race instead);
+        ``value_json`` is ``orjson.dumps(plan.table.value)`` when the caller has it."""
         verdict = plan.verdict
         if verdict is None:
             return None
@@ -489,7 +494,8 @@ class ResponseInterceptor:
             return None
         if verdict.format == "dcp":
             return self._encode_dcp(tool, plan.table, plan.schema, quick=True)
-        return self._encode_select(tool, plan.table.value, verdict.format, quick=True)
+        value = plan.table.value
+        return self._encode_select(tool, value, verdict.format, quick=True, value_json=value_json)
 
     def _remember(self, plan: _Plan, chosen: Encoding, before: int) -> None:
         """Keep the race's verdict if it was clear and well below the text as sent."""
@@ -622,10 +628,16 @@ class ResponseInterceptor:
         return more > 0.01 * gcx.tokens + 4 * codecs.spread_of_total(differences, len(rows))
 
     def _encode_select(
-        self, tool: str, value: Any, fmt: Format | str, quick: bool = False
+        self,
+        tool: str,
+        value: Any,
+        fmt: Format | str,
+        quick: bool = False,
+        value_json: bytes | None = None,
     ) -> Encoding | None:
         """``gcxwire.encode``'s encoding in ``fmt``, if it reads back exactly
-        (``auto`` checks that itself; compact JSON needs no check)."""
+        (``auto`` checks that itself; compact JSON needs no check). ``value_json``
+        is ``orjson.dumps(value)`` when the caller has it (``codecs.same``)."""
         try:
             text = (
                 codecs.compact(value)
@@ -635,7 +647,7 @@ class ResponseInterceptor:
         except GcxwireError as exc:  # this format cannot carry the value
             log.debug("%s cannot encode a result of %s: %s", fmt, tool, exc)
             return None
-        exact = fmt in ("auto", "json") or codecs.same(value, codecs.decode(text))
+        exact = fmt in ("auto", "json") or codecs.same(value, codecs.decode(text), value_json)
         if not exact:
             log.debug("%s does not read back exactly for %s", fmt, tool)
             return None
@@ -687,6 +699,15 @@ def _one_row(value: Any) -> bool:
         return True
     rows = table.rows
     return rows is not None and len(rows) <= 1
+
+
+def _loads_for(numbers: LineNumbers | None) -> Callable[[str], Any]:
+    """The parser of a result's texts: with no search for long digit runs when
+    the answer line is plain (no run of 16 digits, no ``\\u`` escape writing
+    one, :class:`~.jsonrpc.LineNumbers`), as no string of it can then hold one."""
+    if numbers is None:
+        return codecs.loads
+    return lambda text: codecs.loads(text, long_digits=not numbers.plain())
 
 
 def _texts_numbers_survive(texts: list[str]) -> bool:

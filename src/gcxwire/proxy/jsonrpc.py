@@ -19,6 +19,7 @@ from typing import Any
 
 import orjson
 
+from .._impl import literal_scan
 from .._json import RawNumber, loads_exact
 from ..errors import DecodeError
 
@@ -188,25 +189,13 @@ def batch_refusal(batch: list[Any]) -> bytes | None:
 # Number literals a parse and re-write may change: exponents, -0, trailing zeros
 # in a fraction, 16 digits or more (a float of up to 15 reads back as written).
 # Digits inside strings match too; that only sends the text to the exact check.
-# As one regex that is [0-9][eE]|-0(?![.0-9])|\.[0-9]*[0-9]0(?![0-9])|[0-9]{16}|[0-9.]{17},
-# but the parts that start at a digit are tried at every digit (34 ms on a 700 KB
-# table): they are substring searches here, in the text with every digit written 0
-# and E written e (and, for the last, every dot a 0 too). The parts that start with
-# "-" or "." stay regexes, one each (as alternatives they are tried at both bytes).
-_DIGITS = bytes.maketrans(b"123456789E", b"000000000e")
-_DIGITS_DOTS = bytes.maketrans(b"123456789.", b"0000000000")
-_MINUS_ZERO = re.compile(rb"-0(?![.0-9])")
-_TRAILING_ZERO = re.compile(rb"\.[0-9]*[0-9]0(?![0-9])")
+# The scan is the extension's literal_scan (one pass over the bytes; its pure
+# twin runs the regexes and substring searches it stands for).
 
 
 def _suspect(text: bytes) -> bool:
     """Whether ``text`` may hold a number literal that a parse and re-write change."""
-    if _MINUS_ZERO.search(text) or _TRAILING_ZERO.search(text):
-        return True
-    zeros = text.translate(_DIGITS)
-    if b"0e" in zeros or b"0" * 16 in zeros:
-        return True
-    return b"0" * 17 in text.translate(_DIGITS_DOTS)
+    return literal_scan(text) == 1
 
 
 def numbers_survive(text: bytes, *, long_ints: bool = False) -> bool:
@@ -237,11 +226,6 @@ def _literals_survive(text: bytes, long_ints: bool) -> bool:
     return True
 
 
-# A \u escape that writes a digit, "-", ".", "e" or "E" (and any other of
-# U+0020-003F): the one way a string can hold a number-like run its line does not show.
-_NUMBER_ESCAPE = re.compile(rb"\\u00(?:[23][0-9a-fA-F]|[46]5)")
-
-
 class LineNumbers:
     """What one answer line's number literals allow, each scan done at most once.
 
@@ -258,20 +242,19 @@ class LineNumbers:
         self._suspect: bool | None = None
         self._escapes: bool | None = None
 
+    def _scan(self) -> None:
+        found = literal_scan(self.line)  # 1: suspect; 2: a number escape, not suspect
+        self._suspect, self._escapes = found == 1, found == 2
+
     def suspect(self) -> bool:
         if self._suspect is None:
-            self._suspect = _suspect(self.line)
-        return self._suspect
+            self._scan()
+        return bool(self._suspect)
 
     def plain(self) -> bool:
-        if self.suspect():
-            return False
-        if self._escapes is None:
-            # The plain search first: a regex stops at every backslash of the
-            # escaped quotes and line breaks of a pretty text (0.5 ms on 600 KB).
-            line = self.line
-            self._escapes = b"\\u00" in line and _NUMBER_ESCAPE.search(line) is not None
-        return not self._escapes
+        if self._suspect is None:
+            self._scan()
+        return not (self._suspect or self._escapes)
 
     def survive(self) -> bool:
         """``numbers_survive(line)``."""
