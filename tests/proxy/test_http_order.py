@@ -35,10 +35,17 @@ Send = Callable[[dict[str, Any]], Coroutine[Any, Any, None]]
 class OrderedServer:
     """What arrived, in the order the server took it in; holds as asked."""
 
-    def __init__(self, holds: Mapping[str, float] | None = None, *, open_sse: bool = False) -> None:
+    def __init__(
+        self,
+        holds: Mapping[str, float] | None = None,
+        *,
+        open_sse: bool = False,
+        stateless: bool = False,
+    ) -> None:
         self.holds = dict(holds or {})  # a message's label -> its hold, once
         # Answer initialize on an SSE stream left open after the answer, until the end.
         self.open_sse = open_sse
+        self.stateless = stateless  # 2026-07-28: no initialize, no session
         self.taken: list[tuple[str, str | None]] = []  # (label, the session id it came with)
         self.refused: list[tuple[str, int]] = []  # (label, HTTP status)
         self.session: str | None = None
@@ -82,8 +89,8 @@ class OrderedServer:
             seen = self._posts
             self._arrival.notify_all()
         is_request = "method" in message and "id" in message
-        if label == "initialize":
-            pass  # no session yet
+        if label == "initialize" or self.stateless:
+            pass  # no session (yet)
         elif session is None or session != self.session:
             status = 400 if session is None else 404
             self.refused.append((label, status))
@@ -316,3 +323,26 @@ def test_stop_ends_while_the_server_never_accepts_a_notification() -> None:
             assert server.arrived == ["initialize", "notifications/initialized"]
 
     run(scenario())
+
+
+MODERN = {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}
+
+
+def test_a_2026_request_cancelled_while_it_waits_its_turn_is_never_sent() -> None:
+    """2026-07-28: cancelling is closing the request's stream, so a request still behind
+    a notification the server has not accepted yet is simply not sent; the next goes."""
+    server = OrderedServer({"notifications/roots/list_changed": HOLD}, stateless=True)
+
+    async def scenario() -> None:
+        async with serving(server) as url:
+            upstream = HttpUpstream(url, name="ordered")
+            await upstream.start()
+            await upstream.send(notification("notifications/roots/list_changed"))
+            await upstream.send(request(1, "tools/call", name="rows", _meta=MODERN))
+            await upstream.send(notification("notifications/cancelled", requestId=1))
+            await upstream.send(request(2, "tools/list", _meta=MODERN))
+            assert list(await answers(upstream, 1)) == [2]
+            await asyncio.wait_for(upstream.stop(), TIMEOUT)
+
+    run(scenario())
+    assert server.arrived == ["notifications/roots/list_changed", "tools/list"]

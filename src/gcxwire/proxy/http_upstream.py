@@ -218,12 +218,15 @@ class HttpUpstream:
             opens = message.get("method") == "notifications/initialized"
             if opens:
                 self._initialized = line
-            self._spawn(self._post_other(message, line, before, admit, open_stream=opens))
+            task = self._spawn(self._post_other(message, line, before, admit, open_stream=opens))
+            # However it ends: a task cancelled before it ever ran runs no finally.
+            task.add_done_callback(lambda _: admit())
             return
         if request.method == "initialize":
             self._initialize = (request.id, message)
             self._version = None
         task = self._spawn(self._post_request(request.id, message, line, before, admit))
+        task.add_done_callback(lambda _: admit())
         key = id_key(request.id)
         if self._is_modern(message) and key is not None:  # an array or object id is never ours
             self._in_flight[key] = task
