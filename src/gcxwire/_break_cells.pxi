@@ -13,7 +13,7 @@ for _c in range(256):
     _ALNUM1[_c] = Py_UNICODE_ISALNUM(<Py_UCS4>_c)
 
 
-def break_cells(str text, bint header, Py_ssize_t floor, /):
+def break_cells(str text, bint header, Py_ssize_t floor, lines=None, /):
     """The row cells with ``floor`` (at least 1) or more ``\\n`` that follow no letter or digit.
 
     One look at each of the written rows (after the header line with
@@ -22,15 +22,25 @@ def break_cells(str text, bint header, Py_ssize_t floor, /):
     the cell. An escape counts when the text before it in the cell, since the
     last escape, is not empty and does not end in a letter or digit, or ends
     in a ``\\t`` escape: at least as many as the line breaks a lines section
-    of the cell's text saves (_gcx_lines._saved).
+    of the cell's text saves (_gcx_lines._saved). With ``lines`` (style_marks'
+    lines for this ``floor``: ``(row, start, end)`` of each row line holding that
+    many escapes) only those lines are read, without a look at the others.
     """
     cdef int kind = PyUnicode_KIND(text)
     cdef const void *data = PyUnicode_DATA(text)
-    cdef Py_ssize_t n = len(text), at, line_end, cell_end, row = 0, k, j, piece, count
-    cdef Py_UCS4 c
+    cdef Py_ssize_t n = len(text), at, line_end, row = 0, j, count, start, end
     cdef list out = []
     if floor < 1:
         raise ValueError("floor must be at least 1")
+    if lines is not None:
+        for row, start, end in lines:
+            if not 0 <= start <= end <= n:
+                raise ValueError("A line lies outside the text")
+            if kind == PyUnicode_1BYTE_KIND:
+                _break_line_1byte(<const Py_UCS1 *>data, start, end, row, floor, out)
+            else:
+                _break_line_wide(kind, data, start, end, row, floor, out)
+        return out
     at = _rows_start(text, header)
     if at < 0:
         return out
@@ -46,40 +56,47 @@ def break_cells(str text, bint header, Py_ssize_t floor, /):
             if j + 1 < line_end and PyUnicode_READ(kind, data, j + 1) == _LOWER_N:
                 count += 1
             j = _find(kind, data, _BACKSLASH, j + 1, line_end)
-        if count < floor:
-            at = line_end + 1
-            row += 1
-            continue
-        k = 0
-        while True:  # each cell of the line
-            cell_end = _find(kind, data, _TAB, at, line_end)
-            if cell_end < 0:
-                cell_end = line_end
-            count = 0
-            piece = at  # where the text since the last escape starts
-            j = _find(kind, data, _BACKSLASH, at, cell_end)
-            while j >= 0 and j + 1 < cell_end:
-                if PyUnicode_READ(kind, data, j + 1) == _LOWER_N:
-                    if j > piece:
-                        c = PyUnicode_READ(kind, data, j - 1)
-                        if not Py_UNICODE_ISALNUM(c) or (
-                            c == _LOWER_T and j - piece >= 2
-                            and PyUnicode_READ(kind, data, j - 2) == _BACKSLASH
-                        ):
-                            count += 1
-                    piece = j + 2
-                    j = _find(kind, data, _BACKSLASH, j + 2, cell_end)
-                else:  # `\\n` holds a `\n` too: searched as str.split would
-                    j = _find(kind, data, _BACKSLASH, j + 1, cell_end)
-            if count >= floor:
-                out.append((row, k, at, cell_end, count))
-            if cell_end == line_end:
-                break
-            at = cell_end + 1
-            k += 1
+        if count >= floor:
+            _break_line_wide(kind, data, at, line_end, row, floor, out)
         at = line_end + 1
         row += 1
     return out
+
+
+cdef int _break_line_wide(
+    int kind, const void *data, Py_ssize_t at, Py_ssize_t line_end, Py_ssize_t row,
+    Py_ssize_t floor, list out,
+) except -1:
+    # The cells of the line [at, line_end) of 2- or 4-byte text (any kind, in fact) with
+    # ``floor`` or more escapes that count, appended to ``out``.
+    cdef Py_ssize_t k = 0, cell_end, j, piece, count
+    cdef Py_UCS4 c
+    while True:  # each cell of the line
+        cell_end = _find(kind, data, _TAB, at, line_end)
+        if cell_end < 0:
+            cell_end = line_end
+        count = 0
+        piece = at  # where the text since the last escape starts
+        j = _find(kind, data, _BACKSLASH, at, cell_end)
+        while j >= 0 and j + 1 < cell_end:
+            if PyUnicode_READ(kind, data, j + 1) == _LOWER_N:
+                if j > piece:
+                    c = PyUnicode_READ(kind, data, j - 1)
+                    if not Py_UNICODE_ISALNUM(c) or (
+                        c == _LOWER_T and j - piece >= 2
+                        and PyUnicode_READ(kind, data, j - 2) == _BACKSLASH
+                    ):
+                        count += 1
+                piece = j + 2
+                j = _find(kind, data, _BACKSLASH, j + 2, cell_end)
+            else:  # `\\n` holds a `\n` too: searched as str.split would
+                j = _find(kind, data, _BACKSLASH, j + 1, cell_end)
+        if count >= floor:
+            out.append((row, k, at, cell_end, count))
+        if cell_end == line_end:
+            return 0
+        at = cell_end + 1
+        k += 1
 
 
 cdef list _break_cells_1byte(const Py_UCS1 *b, Py_ssize_t n, Py_ssize_t at, Py_ssize_t floor):

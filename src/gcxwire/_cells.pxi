@@ -329,25 +329,63 @@ cdef extern from "_gcx_escape.h":
     uint64_t gcx_row_marks(const Py_UCS1 *p, Py_ssize_t n)
 
 
-def style_marks(text, bint header, /):
-    """``text_marks(text) + (crlf_cells(text, header),)``: ``(doubled, guarded, crlf, cells)``.
+def style_marks(text, bint header, Py_ssize_t floor, /):
+    """``text_marks(text) + (crlf_cells(text, header), lines)``:
+    ``(doubled, guarded, crlf, cells, lines)``.
 
-    On long texts holding raw CRs (CR LF bodies) one pass finds both, where
+    On long texts holding raw CRs (CR LF bodies) one pass finds them all, where
     each walked every body: it reads 64 bytes at a time and stops only at a
-    backslash, TAB, LF or CR.
+    backslash, TAB, LF or CR. ``lines`` (``floor`` 1 or more; else None) are the
+    row lines holding ``floor`` ``\\n`` escapes or more, as ``(row, start, end)``:
+    break_cells' first look at each line, for the form=lines search after it.
     """
     cdef str s = _text_arg(text)
     cdef Py_ssize_t n = len(s)
     if PyUnicode_KIND(s) != PyUnicode_1BYTE_KIND or memchr(PyUnicode_DATA(s), _CR, n) == NULL:
-        return (*_text_marks(s), crlf_cells(s, header))
-    return _style_marks_1byte(<const Py_UCS1 *>PyUnicode_DATA(s), n, _rows_start(s, header))
+        return (*_text_marks(s), crlf_cells(s, header), _break_lines(s, header, floor))
+    return _style_marks_1byte(
+        <const Py_UCS1 *>PyUnicode_DATA(s), n, _rows_start(s, header), header, floor
+    )
 
 
-cdef tuple _style_marks_1byte(const Py_UCS1 *b, Py_ssize_t n, Py_ssize_t rows):
-    # _text_marks's three over the whole text and crlf_cells's indexes from ``rows``
-    # (-1: no row lines), in one pass.
+cdef object _break_lines(str s, bint header, Py_ssize_t floor):
+    # The row lines of s with ``floor`` `\\n` escapes or more: (row, start, end) each;
+    # None for a floor below 1. A find for each line's end and one per backslash.
+    cdef int kind = PyUnicode_KIND(s)
+    cdef const void *data = PyUnicode_DATA(s)
+    cdef Py_ssize_t n = len(s), at, end, j, count, row = 0
+    cdef list out = []
+    if floor < 1:
+        return None
+    at = _rows_start(s, header)
+    if at < 0:
+        return out
+    while at <= n:
+        end = _find(kind, data, _LF, at, n)
+        if end < 0:
+            end = n
+        count = 0
+        j = _find(kind, data, _BACKSLASH, at, end)
+        while j >= 0 and count < floor:
+            if j + 1 < end and PyUnicode_READ(kind, data, j + 1) == _LOWER_N:
+                count += 1
+            j = _find(kind, data, _BACKSLASH, j + 1, end)
+        if count >= floor:
+            out.append((row, at, end))
+        at = end + 1
+        row += 1
+    return out
+
+
+cdef tuple _style_marks_1byte(
+    const Py_UCS1 *b, Py_ssize_t n, Py_ssize_t rows, bint header, Py_ssize_t floor
+):
+    # _text_marks's three over the whole text, crlf_cells's indexes from ``rows``
+    # (-1: no row lines) and _break_lines' lines, in one pass.
     cdef set cells = set()
+    cdef list lines = [] if floor >= 1 else None
     cdef Py_ssize_t i = 0, j, width, k = 0, skip = 0, last_k = -1
+    cdef Py_ssize_t line = 0, first = 1 if header else 0, start = 0, breaks = 0
     cdef uint64_t mask
     cdef Py_UCS1 u, nxt
     cdef bint doubled = False, guarded = False, crlf = False
@@ -362,12 +400,21 @@ cdef tuple _style_marks_1byte(const Py_UCS1 *b, Py_ssize_t n, Py_ssize_t rows):
                 k += 1
             elif u == _LF:
                 k = 0
+                if lines is not None and breaks >= floor and line >= first and rows >= 0:
+                    lines.append((line - first, start, j))
+                line += 1
+                start = j + 1
+                breaks = 0
             elif u == _CR:
                 if 0 <= rows <= j and k != last_k:
                     cells.add(k)
                     last_k = k
-            elif j >= skip:  # a backslash that is not the second of a pair
+            else:
                 nxt = b[j + 1] if j + 1 < n else 0
+                if nxt == _LOWER_N:  # every `\\n`, the second backslash of a pair's too
+                    breaks += 1
+                if j < skip:  # the second of a pair
+                    continue
                 if nxt == _BACKSLASH:
                     doubled = True
                     skip = j + 2  # the pair is one escaped backslash: neither starts a guard
@@ -382,7 +429,9 @@ cdef tuple _style_marks_1byte(const Py_UCS1 *b, Py_ssize_t n, Py_ssize_t rows):
                 elif nxt == _LOWER_L:
                     guarded = guarded or _guard_word(b, j, b"nul", 3)
         i += width
-    return doubled, guarded, crlf, cells
+    if lines is not None and breaks >= floor and line >= first and rows >= 0:
+        lines.append((line - first, start, n))
+    return doubled, guarded, crlf, cells, lines
 
 
 cdef inline bint _guard_word(const Py_UCS1 *b, Py_ssize_t at, const char *word, Py_ssize_t m):

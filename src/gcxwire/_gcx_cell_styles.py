@@ -27,6 +27,9 @@ from ._impl import (
 )
 from ._values import ABSENT, NUMBER
 
+# The row lines holding a number of `\n` escapes: (row, start, end) each.
+Lines = list[tuple[int, int, int]]
+
 
 def _cell_styles(
     text: str,
@@ -36,6 +39,21 @@ def _cell_styles(
     paths: Sequence[Path | None],
 ) -> tuple[str, list[tuple[str, str]]]:
     """The written rows in the cell styles that pay, and their marks (`json=raw`, `str=`...)."""
+    text, marks, _ = _styles_and_lines(text, header, rows, cells, paths, 0)
+    return text, marks
+
+
+def _styles_and_lines(
+    text: str,
+    header: bool,
+    rows: Sequence[dict[str, Any]],
+    cells: Sequence[str],
+    paths: Sequence[Path | None],
+    floor: int,
+) -> tuple[str, list[tuple[str, str]], Lines | None]:
+    """_cell_styles, and (``floor`` 1 or more) the row lines of the text it gives that hold
+    ``floor`` `\\n` escapes, found in the same look at the text (break_cells' ``lines``);
+    None when a style rewrote the text, or for a ``floor`` below 1."""
     marks: list[tuple[str, str]] = []
     # A JSON cell holding an empty object as a member writes `":{}`; without one
     # there is no key tree. Key lists come first: json=raw then sees them as the
@@ -59,13 +77,13 @@ def _cell_styles(
     # Each style drops a backslash (`\\` in JSON, a guard's, `\r\n`'s): text with
     # none has nothing to drop. A one-character search is a memchr; two-character
     # searches scan at ~1 ns a character (65 µs on symbols-500, 600 on issues-500).
-    if "\\" not in text:
-        return text, marks
+    if "\\" not in text:  # no escape at all: no line holds one
+        return text, marks, (None if marks or floor < 1 else [])
     # One leaf pass says which passes can find anything, and which cells hold a raw
     # CR. Neither pass changes what the next one looks for: json=raw rewrites only
     # JSON cells, which start with `[` or `{` and hold no raw CR; str= only cells
     # that read as numbers or words.
-    doubled, guarded, crlf_seen, cr_cells = style_marks(text, header)
+    doubled, guarded, crlf_seen, cr_cells, lines = style_marks(text, header, floor)
     raw = _raw_json(text, header) if doubled else None
     if raw is not None:  # JSON cells as JSON: `json=raw` says their backslashes are single
         text = raw
@@ -78,7 +96,7 @@ def _cell_styles(
     if crlf is not None:  # `crlf=body`: this column's line breaks are all CR LF, written \n
         text, names_text = crlf
         marks.append((_CRLF, names_text))
-    return text, marks
+    return text, marks, (None if marks else lines)  # a style that pays rewrote the text
 
 
 def _holds(text: str, needle: str) -> bool:

@@ -145,7 +145,7 @@ def _fewest_breaks(
     return max(_MIN_BREAKS, min(needs, default=_MIN_BREAKS))
 
 
-def _least_breaks(tool_text: str, of: str | None) -> int:
+def least_breaks(tool_text: str, of: str | None) -> int:
     """No more than _fewest_breaks, whatever the columns: a column's header is no shorter
     than one naming an empty column at an empty path (escaping only lengthens a name)."""
     least = _header_cost(_lines_header(tool_text, "", _where(of, 0, ("",)))) + _MARGIN
@@ -200,6 +200,7 @@ def move_texts(
     empty_null: bool,
     keep: bool = False,
     groups: bool = True,
+    breaks: list[tuple[int, int, int]] | None = None,
 ) -> tuple[str, str] | None:
     """The written rows with the long texts that pay left blank, and their lines sections.
 
@@ -211,7 +212,9 @@ def move_texts(
     or a record by column name); ``skip``: columns whose blank cells mean
     something else (`template=`). With ``keep`` a row keeps one cell at least
     (a record beside tables: its members' place among the object's is read from
-    the members it still holds). None when no text moves.
+    the members it still holds). ``breaks``: the row lines of ``text`` holding
+    least_breaks' count of `\\n` escapes, when a look at the text found them
+    already (style_marks). None when no text moves.
     """
     start = 1 if header else 0
     tool_text, of = place
@@ -222,7 +225,7 @@ def move_texts(
     # split then; issues-500, CR LF bodies, none moves). It is asked for the fewest any
     # header allows (a column named ""), the columns' own headers read only when it finds
     # a cell: a first look for lines with that many escapes walked every long text again.
-    found_cells = break_cells(text, header, _least_breaks(tool_text, of))
+    found_cells = break_cells(text, header, least_breaks(tool_text, of), breaks)
     if not found_cells:
         return None
     floor = _fewest_breaks(tool_text, of, paths, skip)

@@ -9,7 +9,7 @@ from typing import Any
 
 from . import _gcx_lines as lines
 from . import _gcx_nested as nested
-from ._gcx_cell_styles import _cell_styles
+from ._gcx_cell_styles import _styles_and_lines
 from ._gcx_columns import _PROBES, Path, _Columns
 from ._gcx_groups import _grouped_names
 from ._gcx_header import _field_text, _header_start, _meta_text, _name_list
@@ -244,18 +244,24 @@ def _section(
         return _section(*given[:2], path, tool_text, given[2], marks, below, whole=True)
     text, empty_null, floats = written
     del written  # text's one reference: `text += children` then grows it in place, no copy
-    text, marks_after = _cell_styles(text, head is not None, rows, cells, cell_paths)
+    # The form=lines search below reads only the row lines the cell styles' look at the
+    # text found with as many `\\n` escapes as the cheapest lines section needs.
+    at_top = below is not None and below[2] == 0
+    floor = lines.least_breaks(*below[:2]) if below is not None and at_top else 0
+    text, marks_after, breaks = _styles_and_lines(
+        text, head is not None, rows, cells, cell_paths, floor
+    )
     if marks_after:
         if head is None:
             pairs.extend(marks_after)
         else:  # the header is the text's first line
             cut = text.index("\n") if "\n" in text else len(text)
             text = text[:cut] + _meta_text(marks_after) + text[cut:]
-    if below is not None and below[2] == 0:  # long texts in lines sections of their own
+    if below is not None and at_top:  # long texts in lines sections of their own
         derived = {k for t in templates.items() for k in (t[0], t[1][0])}  # and their sources
         moved = lines.move_texts(
             text, head is not None, rows, cells, cell_paths, below[:2], derived, empty_null,
-            groups=not missing,
+            groups=not missing, breaks=breaks,
         )  # fmt: skip
         if moved is not None:
             text = moved[0] + moved[1]

@@ -1511,7 +1511,9 @@ def find_text(text: str, needle: str, start: int, end: int, /) -> int:
 # ------------------------------------------ issues-enc: form=lines search, the cells that may move
 
 
-def break_cells(text: str, header: bool, floor: int, /) -> list[tuple[int, int, int, int, int]]:
+def break_cells(
+    text: str, header: bool, floor: int, lines: Iterable[tuple[int, int, int]] | None = None, /
+) -> list[tuple[int, int, int, int, int]]:
     """The row cells with ``floor`` (at least 1) or more ``\\n`` that follow no letter or digit.
 
     One pass over the written rows (after the header line with ``header``):
@@ -1519,40 +1521,59 @@ def break_cells(text: str, header: bool, floor: int, /) -> list[tuple[int, int, 
     the cell. An escape counts when the text before it in the cell, since the
     last escape, is not empty and does not end in a letter or digit, or ends
     in a ``\\t`` escape: at least as many as the line breaks a lines section
-    of the cell's text saves (_gcx_lines._saved).
+    of the cell's text saves (_gcx_lines._saved). With ``lines`` (style_marks'
+    lines for this ``floor``: ``(row, start, end)`` of each row line holding that
+    many escapes) only those lines are read, without a look at the others.
     """
     if floor < 1:
         raise ValueError("floor must be at least 1")
     out: list[tuple[int, int, int, int, int]] = []
+    if lines is None:
+        lines = _break_lines(text, header, floor)
+    for row, at, end in lines or ():
+        if not 0 <= at <= end <= len(text):
+            raise ValueError("A line lies outside the text")
+        start = at
+        for k, cell in enumerate(text[at:end].split("\t")):
+            if cell.count("\\n") >= floor:
+                pieces = cell.split("\\n")[:-1]
+                count = sum(1 for p in pieces if p and (not p[-1].isalnum() or p.endswith("\\t")))
+                if count >= floor:
+                    out.append((row, k, start, start + len(cell), count))
+            start += len(cell) + 1
+    return out
+
+
+def style_marks(
+    text: str, header: bool, floor: int, /
+) -> tuple[bool, bool, bool, set[int], list[tuple[int, int, int]] | None]:
+    """``text_marks(text) + (crlf_cells(text, header), lines)``:
+    ``(doubled, guarded, crlf, cells, lines)``.
+
+    On long texts holding raw CRs (CR LF bodies) one pass finds them all, where
+    each walked every body: it reads 64 bytes at a time and stops only at a
+    backslash, TAB, LF or CR. ``lines`` (``floor`` 1 or more; else None) are the
+    row lines holding ``floor`` ``\\n`` escapes or more, as ``(row, start, end)``:
+    break_cells' first look at each line, for the form=lines search after it.
+    """
+    return (*text_marks(text), crlf_cells(text, header), _break_lines(text, header, floor))
+
+
+def _break_lines(text: str, header: bool, floor: int) -> list[tuple[int, int, int]] | None:
+    # The row lines with ``floor`` `\\n` escapes or more: (row, start, end) each.
+    if floor < 1:
+        return None
+    out: list[tuple[int, int, int]] = []
     lines = text.split("\n")
     at = 0
     if header:
         at = len(lines[0]) + 1
         lines = lines[1:]
     for row, line in enumerate(lines):
-        if line.count("\\n") >= floor:  # a cell holds no more than its line
-            start = at
-            for k, cell in enumerate(line.split("\t")):
-                if cell.count("\\n") >= floor:
-                    pieces = cell.split("\\n")[:-1]
-                    count = sum(
-                        1 for p in pieces if p and (not p[-1].isalnum() or p.endswith("\\t"))
-                    )
-                    if count >= floor:
-                        out.append((row, k, start, start + len(cell), count))
-                start += len(cell) + 1
+        if line.count("\\n") >= floor:
+            out.append((row, at, at + len(line)))
         at += len(line) + 1
     return out
-
-
-def style_marks(text: str, header: bool, /) -> tuple[bool, bool, bool, set[int]]:
-    """``text_marks(text) + (crlf_cells(text, header),)``: ``(doubled, guarded, crlf, cells)``.
-
-    On long texts holding raw CRs (CR LF bodies) one pass finds both, where
-    each walked every body: it reads 64 bytes at a time and stops only at a
-    backslash, TAB, LF or CR.
-    """
-    return (*text_marks(text), crlf_cells(text, header))
 
 
 def keys_differ(rows: Iterable[Any], keys: tuple[Any, ...], /) -> bool:

@@ -327,11 +327,11 @@ def test_no_text_that_moves_has_fewer_breaks_than_the_scan_skips() -> None:
 
 
 def test_the_first_look_asks_for_no_more_breaks_than_any_column_needs() -> None:
-    # move_texts asks break_cells for _least_breaks' count before it reads the columns'
+    # move_texts asks break_cells for least_breaks' count before it reads the columns'
     # headers: more than a column's _fewest_breaks would skip a text that pays there.
     def check(tool: str, path: tuple[str, ...], of: str | None) -> None:
         tool_text = _tool_text(tool)
-        least = _gcx_lines._least_breaks(tool_text, of)
+        least = _gcx_lines.least_breaks(tool_text, of)
         assert least <= _gcx_lines._fewest_breaks(tool_text, of, [None, path], ())
 
     prove(
