@@ -309,3 +309,52 @@ def wide_runs(text, Py_ssize_t most, /):
         while i < n and i % 512 != 0 and PyUnicode_READ(kind, data, i) >= 128:
             i += 1
     return runs
+
+
+cdef Py_ssize_t _next_line(int kind, const void *data, Py_ssize_t at, Py_ssize_t end) noexcept:
+    """Where the line after the one at ``at`` starts: past its line feed, or
+    -1 if no line feed ends it before ``end``."""
+    cdef const char *hit
+    cdef const Py_UCS2 *two
+    cdef const Py_UCS4 *four
+    if kind == PyUnicode_1BYTE_KIND:
+        hit = <const char *>memchr(<const char *>data + at, _LF, end - at)
+        return -1 if hit == NULL else (hit - <const char *>data) + 1
+    if kind == PyUnicode_2BYTE_KIND:  # typed loops: PyUnicode_READ tests the kind each time
+        two = <const Py_UCS2 *>data
+        while at < end and two[at] != _LF:
+            at += 1
+    else:
+        four = <const Py_UCS4 *>data
+        while at < end and four[at] != _LF:
+            at += 1
+    return -1 if at >= end else at + 1
+
+
+def row_line_starts(text, Py_ssize_t end, Py_ssize_t rows, wanted, /):
+    """``(lines, starts)``: how many lines ``text[:end]`` has (one per line feed,
+    and the text after the last one when ``end`` is the text's end), and where
+    each of the lines ``wanted`` of its last ``rows`` lines (0 the first of
+    them, ascending) starts, ``end`` for one past the last; no starts when
+    there are fewer lines than ``rows``. Two passes of memchr, nothing copied:
+    auto's row sampler asks for the few lines its sample needs."""
+    cdef str t = _text_arg(text)
+    cdef int kind = PyUnicode_KIND(t)
+    cdef const void *data = PyUnicode_DATA(t)
+    cdef Py_ssize_t lines = 0, line = 0, at = 0, after, want
+    cdef list found = []
+    end = max(0, min(end, len(t)))
+    after = _next_line(kind, data, 0, end)
+    while after >= 0:
+        lines += 1
+        after = _next_line(kind, data, after, end)
+    lines += end == len(t)
+    if lines < rows:
+        return lines, found
+    for item in wanted:
+        want = lines - rows + <Py_ssize_t>item
+        while line < want and at >= 0:
+            at = _next_line(kind, data, at, end)
+            line += 1
+        found.append(at if 0 <= at and line >= want else end)
+    return lines, found

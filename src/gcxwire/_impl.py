@@ -76,6 +76,7 @@ keys_differ = _twin.keys_differ
 cl100k_count = _twin.cl100k_count
 wide_runs = _twin.wide_runs
 literal_scan = _twin.literal_scan
+row_line_starts = _twin.row_line_starts
 
 
 @contextlib.contextmanager

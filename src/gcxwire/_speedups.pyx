@@ -152,6 +152,7 @@ __all__ = [
     "cl100k_count",
     "wide_runs",
     "literal_scan",
+    "row_line_starts",
 ]
 
 cdef object _ABSENT = ABSENT

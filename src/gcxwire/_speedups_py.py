@@ -75,6 +75,7 @@ __all__ = [
     "cl100k_count",
     "wide_runs",
     "literal_scan",
+    "row_line_starts",
 ]
 
 _UNESCAPED = {"t": "\t", "n": "\n"}
@@ -1697,6 +1698,51 @@ def not_ascii_runs(text: str) -> Iterator[tuple[int, int]]:
         if not text[block : block + _BLOCK].isascii():
             for run in _NOT_ASCII.finditer(text, block, block + _BLOCK):
                 yield run.span()
+
+
+def row_line_starts(
+    text: str, end: int, rows: int, wanted: Iterable[int], /
+) -> tuple[int, list[int]]:
+    """``(lines, starts)``: how many lines ``text[:end]`` has (one per line feed,
+    and the text after the last one when ``end`` is the text's end), and where
+    each of the lines ``wanted`` of its last ``rows`` lines (0 the first of
+    them, ascending) starts, ``end`` for one past the last; no starts when
+    there are fewer lines than ``rows``. Short lines are split and their
+    lengths summed in C from one wanted line to the next; long ones found by
+    ``str.find``, which copies no text."""
+    if not isinstance(text, str):
+        raise TypeError(_NOT_TEXT.format(type(text).__name__))
+    end = max(0, min(end, len(text)))
+    if end < _LONG_LINE * rows:
+        pieces = text[:end].split("\n")
+        lines = len(pieces) - (end < len(text))
+        found: list[int] = []
+        if lines < rows:
+            return lines, found
+        line = at = 0
+        for item in wanted:
+            want = lines - rows + item
+            if want >= len(pieces):
+                found.append(end)
+                continue
+            at += sum(map(len, pieces[line:want])) + want - line
+            line = want
+            found.append(at)
+        return lines, found
+    starts = [0]
+    at = text.find("\n", 0, end)
+    while at >= 0:
+        starts.append(at + 1)
+        at = text.find("\n", at + 1, end)
+    lines = len(starts) - 1 + (end == len(text))
+    if lines < rows:
+        return lines, []
+    return lines, [
+        starts[want] if want < len(starts) else end for want in (lines - rows + i for i in wanted)
+    ]
+
+
+_LONG_LINE = 256  # characters: lines longer on average are found by str.find, not split
 
 
 def wide_runs(text: str, most: int, /) -> int:

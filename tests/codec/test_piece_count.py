@@ -213,3 +213,37 @@ def test_wide_runs_are_the_runs_found_a_block_at_a_time(twin: str, text: str, mo
     (auto's choice of path hangs on it, so the twins agree), counted up to most + 1."""
     runs = sum(1 for _ in _speedups_py.not_ascii_runs(text))
     assert leaves(twin).wide_runs(text, most) == min(runs, most + 1)
+
+
+def _row_starts(text: str, end: int, rows: int, wanted: list[int]) -> tuple[int, list[int]]:
+    """row_line_starts by its definition: line k starts after the k-th line feed."""
+    feeds = [at + 1 for at, char in enumerate(text[:end]) if char == "\n"]
+    lines = len(feeds) + (end == len(text))
+    if lines < rows:
+        return lines, []
+    starts = [0, *feeds]
+    return lines, [
+        starts[line] if line < len(starts) else end for line in (lines - rows + i for i in wanted)
+    ]
+
+
+_LINES = st.lists(
+    st.one_of(
+        st.text(max_size=12), st.text(max_size=400), st.sampled_from(["", "\u00e9", "\U0001f680"])
+    ),
+    max_size=40,
+).map("\n".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_LINES, st.integers(-5, 20_000), st.integers(0, 45), st.sets(st.integers(0, 46)))
+@example("h\na\nb\n", 4, 2, {0, 1, 2})  # a section ending in a line feed, before a child
+@example("h\na\nb\n", 6, 2, {0, 1, 2})  # the text's end after a line feed: an empty last line
+@example("x" * 3000 + "\n" + "y\n" * 3, 10_000, 3, {0, 1, 2, 3})  # long lines, found one by one
+def test_row_line_starts_are_after_each_line_feed(
+    twin: str, text: str, end: int, rows: int, wanted: set[int]
+) -> None:
+    lines = sorted(wanted)
+    bounded = max(0, min(end, len(text)))
+    expected = _row_starts(text, bounded, rows, lines)
+    assert leaves(twin).row_line_starts(text, end, rows, lines) == expected
