@@ -14,31 +14,16 @@ cdef object _value_at(object row, tuple path):
     return cur
 
 
-def column_strings(rows, paths, cuts, mark, /):
-    """Per column, its rows' exact strs, each after its first ``cuts[k]`` characters.
+# From this many columns a row is walked once for them all; fewer (the infix search
+# reads a single column of every row) are looked up, one dict lookup a cell.
+cdef Py_ssize_t _WALK_COLUMNS = 4
 
-    A path is read through exact dicts only (anything else on the way holds no
-    value). None for a None path, and for a column where any str (a subclass
-    too) holds ``mark``; a str subclass is no string of the column.
-    """
-    cdef list table = list(rows), ps = list(paths), cs = list(cuts), out = [], strings
+
+cdef list _strings_by_lookup(list table, list ps, list cs, str mark):
+    # column_strings a column at a time (arguments checked).
+    cdef list out = [], strings
     cdef Py_ssize_t c, cut, n
     cdef tuple p
-    if type(mark) is not str:
-        raise TypeError("mark must be str")
-    if len(ps) != len(cs):
-        raise ValueError("paths and cuts differ in length")
-    for c in range(len(ps)):
-        if cs[c] < 0:
-            raise ValueError("A cut is never negative")
-        path = ps[c]
-        if path is None:
-            continue
-        p = tuple(path)
-        if not p:
-            raise ValueError("A column path needs at least one key")
-        for key in p:
-            hash(key)  # an unhashable key fails here, before any row is read
     for c in range(len(ps)):
         path = ps[c]
         if path is None:
@@ -59,6 +44,81 @@ def column_strings(rows, paths, cuts, mark, /):
                 strings.append(value if cut == 0 else PyUnicode_Substring(value, cut, n))
         out.append(strings)
     return out
+
+
+def column_strings(rows, paths, cuts, mark, /):
+    """Per column, its rows' exact strs, each after its first ``cuts[k]`` characters.
+
+    A path is read through exact dicts only (anything else on the way holds no
+    value). None for a None path, and for a column where any str (a subclass
+    too) holds ``mark``; a str subclass is no string of the column.
+    """
+    cdef list table = list(rows), ps = list(paths), cs = list(cuts), out = []
+    cdef Py_ssize_t c, s, nc = len(ps), alive = 0, i = 0
+    cdef Py_ssize_t *cut = NULL
+    cdef PyObject *v
+    cdef _Columns cols
+    cdef tuple p
+    if type(mark) is not str:
+        raise TypeError("mark must be str")
+    if len(ps) != len(cs):
+        raise ValueError("paths and cuts differ in length")
+    for c in range(nc):
+        if cs[c] < 0:
+            raise ValueError("A cut is never negative")
+        path = ps[c]
+        if path is None:
+            continue
+        p = tuple(path)
+        if not p:
+            raise ValueError("A column path needs at least one key")
+        for key in p:
+            hash(key)  # an unhashable key fails here, before any row is read
+    if nc < _WALK_COLUMNS:
+        return _strings_by_lookup(table, ps, cs, mark)
+    # Each row is read once for every column (its dict walked by _Columns.gather,
+    # keys met by address), not looked up once per column: a wide table's sample
+    # spent most of the infix search in those lookups.
+    cols = _Columns.__new__(_Columns)
+    cols.build(ps)
+    cols.exact = True
+    cut = <Py_ssize_t *>PyMem_Malloc((nc + 1) * sizeof(Py_ssize_t))
+    if cut == NULL:
+        raise MemoryError()
+    try:
+        for c in range(nc):
+            cut[c] = cs[c]
+            if cols.col_slot[c] < 0:
+                out.append(None)
+            else:
+                out.append([])
+                alive += 1
+        for row in table:
+            if alive == 0:
+                break
+            cols.gather(row, i)
+            i += 1
+            try:
+                for c in range(nc):
+                    s = cols.col_slot[c]
+                    if s < 0 or out[c] is None:
+                        continue
+                    v = cols.slots[s]
+                    if v == NULL or not _is_str(v):
+                        continue
+                    if PyUnicode_Contains(<object>v, mark):
+                        out[c] = None
+                        alive -= 1
+                    elif _type_of(v) == &_STR:
+                        (<list>out[c]).append(
+                            <object>v if cut[c] == 0
+                            else PyUnicode_Substring(<object>v, cut[c], _ulen(v))
+                        )
+            finally:
+                cols.release()
+        return out
+    finally:
+        PyMem_Free(cut)
 
 
 cdef inline bint _separator(Py_UCS4 ch):

@@ -151,6 +151,30 @@ def test_infix_runs_of_a_url_column(twin: str) -> None:
     assert got == ["rs:fit:32:32:1:0/g:ce/plain"] * 3  # one per pair of the first four
 
 
+class _Row(dict):  # type: ignore[type-arg]
+    pass
+
+
+def test_column_strings_read_every_row_once_as_the_pure_twin(twin: str) -> None:
+    # Rows read in one walk each: keys that are other objects than the paths' (by
+    # value), keys in another order, a dict subclass row (holds nothing: exact dicts
+    # only), a column asked twice, a marked string late in one column, wide rows.
+    names = [f"k{i}" for i in range(40)]
+    rows: list[Any] = []
+    for n in range(60):
+        row = {"".join(list(name)): f"v{n}/{name}/tail" for name in names if (n + len(name)) % 3}
+        if n % 7 == 0:
+            row = dict(reversed(list(row.items())))
+        rows.append(_Row(row) if n % 11 == 5 else row)
+    rows[45]["k1"] = "x…y"
+    paths: list[Any] = [(name,) for name in names] + [("k2",), None, ("k3", "x")]
+    cuts = [n % 4 for n in range(len(paths))]
+    got = leaves(twin).column_strings(rows, paths, cuts, _gcx_infix.MARK)
+    assert got == _speedups_py.column_strings(rows, paths, cuts, _gcx_infix.MARK)
+    assert got[1] is None and len(got[2] or ()) == len(got[40] or ()) > 0
+    assert got[41] is None and got[42] == []
+
+
 def test_column_strings_refuse_what_is_no_column(twin: str) -> None:
     leaf = leaves(twin).column_strings
     with pytest.raises(ValueError, match="differ in length"):
