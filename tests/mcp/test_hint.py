@@ -204,3 +204,19 @@ def test_a_later_section_header_still_adds_its_markers(before: str) -> None:
     first = "GCX1 tool=t fields=a\n1"
     later = first + before + "GCX1 tool=t fields=b of=x\n1"
     assert "of" not in hint_markers(first) and "of" in hint_markers(later)
+
+
+def test_a_header_line_seen_again_gives_the_same_markers_and_the_memo_stays_bounded() -> None:
+    from gcxwire.mcp import hint as hint_module
+
+    rows = [{"id": i, "note": None if i % 3 else f"n{i}", "f": i * 1.5} for i in range(9)]
+    text = gcxwire.gcx.encode(rows, tool="t")
+    first = hint_markers(text)
+    assert hint_markers(text) == first and "empty=null" in first and "float" in first
+    for i in range(hint_module._HEADERS_KEPT + 10):
+        hint_markers(gcxwire.gcx.encode([{f"k{i}": None, "v": 1}, {f"k{i}": 2, "v": 2}], tool="t"))
+    assert len(hint_module._HEADER_MARKERS) <= hint_module._HEADERS_KEPT
+    long_name = "x" * (hint_module._HEADER_KEPT_LENGTH + 1)
+    wide = gcxwire.gcx.encode([{long_name: row["note"], "f": row["f"]} for row in rows], tool="t")
+    assert hint_markers(wide) == first and wide.split("\n")[0] not in hint_module._HEADER_MARKERS
+    assert hint_markers(text) == first

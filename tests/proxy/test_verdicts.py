@@ -128,14 +128,21 @@ def test_a_remembered_format_that_does_not_read_back_is_not_sent(
     for call in range(3):
         sent(ic, rows(40, 40 * call))
     written = dcp.written
-    real_same = codecs.same
+    real_same, real_reads_back = codecs.same, codecs.reads_back
 
-    def gcx_reads_back_wrong(value: Any, decoded: Any, value_json: bytes | None = None) -> bool:
+    def same_wrong(value: Any, decoded: Any, value_json: bytes | None = None) -> bool:
         if decoded == value and isinstance(value, list):
             return False
         return real_same(value, decoded, value_json)
 
-    monkeypatch.setattr(codecs, "same", gcx_reads_back_wrong)
+    def reads_back_wrong(value: Any, decoded: Any, value_json: bytes | None) -> bool:
+        if decoded == value and isinstance(value, list):
+            return False
+        return real_reads_back(value, decoded, value_json)
+
+    # Every read-back "fails": GCX1's (reads_back) and DCP's (same).
+    monkeypatch.setattr(codecs, "same", same_wrong)
+    monkeypatch.setattr(codecs, "reads_back", reads_back_wrong)
     new = ic.rewrite_tool_result("t", result(rows(40, 500)))
     monkeypatch.undo()
     # The verdict's GCX1 "failed" its check, so the result went to a race (its

@@ -188,36 +188,54 @@ def _gcx_markers(text: str) -> Iterator[str]:
         text.splitlines() if text.find("GCX1", 1) >= 0 else text.partition("\n")[0].splitlines()[:1]
     )
     for line in lines:
-        if not line.startswith("GCX1"):
-            continue
-        try:
-            header = _parse_header(line, line, 0)
-        except DecodeError:
-            continue  # a hint is no validator: decoding reports it
-        text_lines = ("form", "lines") in header.raw_meta
-        for key, value in header.raw_meta:
-            if key == "of" and text_lines:  # the form=lines line says what this of= names
-                continue
-            if key in _STYLE_KEYS:
-                yield _STYLE_KEYS[key]
-                if key == "of" and "[]." in value:
-                    yield "child"
-            elif key == "is" and f"is={value}" in MARKERS:
-                yield f"is={value}"
-            elif key == "empty" and value == "null":
-                yield "empty=null"
-            elif key in ("form", "json", "quoted") and f"{key}={value}" in MARKERS:
-                yield f"{key}={value}"
-            elif key in ("prefix", "template", "infix"):
-                yield key
-            elif key.startswith("\\") and key[1:] in _CONTROL:  # a data member named like one
-                yield "data-key"
-        if header.constants:
-            yield "constant"
+        if line.startswith("GCX1"):
+            found = _HEADER_MARKERS.get(line)
+            if found is None:
+                found = tuple(_header_markers(line))
+                if len(line) <= _HEADER_KEPT_LENGTH:
+                    if len(_HEADER_MARKERS) >= _HEADERS_KEPT:
+                        _HEADER_MARKERS.clear()
+                    _HEADER_MARKERS[line] = found
+            yield from found
     if _starts_cell(_GUARD, text):
         yield "guard"
     if _starts_cell(_WORDS_E, text, ("tru", "fals")) or _starts_cell(_WORDS_L, text, ("nul",)):
         yield "words"
+
+
+# A tool's results repeat their header lines: the markers each one uses, parsed
+# once (up to this many lines of at most this many characters each).
+_HEADER_MARKERS: dict[str, tuple[str, ...]] = {}
+_HEADERS_KEPT: Final = 256
+_HEADER_KEPT_LENGTH: Final = 4096
+
+
+def _header_markers(line: str) -> Iterator[str]:
+    """The markers one GCX1 header line uses (none for a line that does not parse)."""
+    try:
+        header = _parse_header(line, line, 0)
+    except DecodeError:
+        return  # a hint is no validator: decoding reports it
+    text_lines = ("form", "lines") in header.raw_meta
+    for key, value in header.raw_meta:
+        if key == "of" and text_lines:  # the form=lines line says what this of= names
+            continue
+        if key in _STYLE_KEYS:
+            yield _STYLE_KEYS[key]
+            if key == "of" and "[]." in value:
+                yield "child"
+        elif key == "is" and f"is={value}" in MARKERS:
+            yield f"is={value}"
+        elif key == "empty" and value == "null":
+            yield "empty=null"
+        elif key in ("form", "json", "quoted") and f"{key}={value}" in MARKERS:
+            yield f"{key}={value}"
+        elif key in ("prefix", "template", "infix"):
+            yield key
+        elif key.startswith("\\") and key[1:] in _CONTROL:  # a data member named like one
+            yield "data-key"
+    if header.constants:
+        yield "constant"
 
 
 def _starts_cell(pattern: re.Pattern[str], text: str, words: tuple[str, ...] = ("",)) -> bool:

@@ -647,7 +647,7 @@ class ResponseInterceptor:
         except GcxwireError as exc:  # this format cannot carry the value
             log.debug("%s cannot encode a result of %s: %s", fmt, tool, exc)
             return None
-        exact = fmt in ("auto", "json") or codecs.same(value, codecs.decode(text), value_json)
+        exact = fmt in ("auto", "json") or codecs.reads_back(value, codecs.decode(text), value_json)
         if not exact:
             log.debug("%s does not read back exactly for %s", fmt, tool)
             return None
