@@ -286,9 +286,8 @@ def _drop_derived(
     if len(drops) == 1 and len(drops[0][0]) == 1:  # the common case: one top-level member
         key, dropped = drops[0][0][0], drops[0][1]
         if owned:
-            for row, drop in zip(rows, dropped, strict=True):
-                if drop:
-                    del row[key]
+            for row in compress(rows, dropped):
+                del row[key]
             return list(rows)
         for row, drop in zip(rows, dropped, strict=True):
             if drop:
@@ -315,7 +314,7 @@ def _derived_rows(cols: _Columns, path: Path, source: Path, before: str, after: 
     # Per row, whether its cell at path is what the template gives (an absent one is not).
     held = cols.matches(path, source, before, after)
     if held is not None:
-        return [hit != 0 for hit in held]
+        return list(map(bool, held))  # 1 or 2: a cell the template gives
     return [
         text is not None and value == before + text + after
         for value, text in zip(cols.values(path), cols.texts(source), strict=True)
