@@ -138,3 +138,20 @@ def test_a_table_reads_in_its_style_when_its_first_rows_mislead(
     assert (empty_null, floats) == leaf.scan_style(rows, fields)
     lines = [leaf.encode_row(row, fields, empty_null, floats) for row in rows]
     assert (text.split("\n", 1)[1] if head else text) == "\n".join(lines)
+
+
+def test_float_cells_digits_with_zero_runs() -> None:
+    # The digits are written eight at a time from their low end: decimals of 9 to
+    # 17 digits whose eight-digit parts start, end or are made of zeros.
+    values: list[float] = []
+    for digits in range(9, 18):
+        for zeros in range(1, digits - 1):
+            for lead in ("1", "7", "12"):
+                text = (lead + "0" * zeros + "3")[:digits].ljust(digits, "5")
+                for point in range(1, len(text)):
+                    v = float(text[:point] + "." + text[point:])
+                    values += [v, math.nextafter(v, math.inf)]
+    values = [v for v in values if 1e-4 <= v < 1e15]
+    values += [-v for v in values[:300]]
+    rows: list[dict[str, object]] = [{"s": "a", "x": v} for v in values] + [{"s": "b", "x": 1}]
+    assert _cells(rows)[:-1] == [repr(v) for v in values]
