@@ -151,7 +151,8 @@ class _Auto:
     def __init__(self, value: Any, tool: str) -> None:
         self.value = value
         self.tool = tool
-        if not plain_json(value):  # the walk in C (Python's is_plain: 1 µs a cell)
+        self.plain = plain_json(value)  # the walk in C (Python's is_plain: 1 µs a cell)
+        if not self.plain:
             check_value(value)  # refuse NaN, datetime, UUID, Enum... with the path, as gcx does
         try:
             self.json_bytes: bytes | None = orjson.dumps(value)
@@ -389,7 +390,7 @@ class _Auto:
                 best = "json"
             text = self.texts["json"] if best == "json" else self.text(best)
             assert text is not None
-            if best == "json" or _decodes_to(text, self.value, self.json_bytes):
+            if best == "json" or _decodes_to(text, self.value, self.json_bytes, self.plain):
                 return text
             refused.add(best)  # not exact after all: choose among the others
             if self.ruled_out:  # they were ruled out against ``best``: back in the race
@@ -433,7 +434,7 @@ class _Auto:
         for name in sorted(written, key=lambda name: (self.exact_count(name), _ORDER.index(name))):
             text = self.texts[name]
             assert text is not None
-            if name == "json" or _decodes_to(text, self.value, self.json_bytes):
+            if name == "json" or _decodes_to(text, self.value, self.json_bytes, self.plain):
                 return text
         raise AssertionError("JSON is always a candidate")
 
@@ -452,11 +453,34 @@ def _rows_to_decide(gap: float, per_row: float, rows: int, least: int) -> int:
     return min(enough(size) for size in steps)
 
 
-def _decodes_to(text: str, value: Any, value_json: bytes | None = None) -> bool:
+def _decodes_to(
+    text: str, value: Any, value_json: bytes | None = None, plain: bool = False
+) -> bool:
+    """Whether ``text`` reads back as exactly ``value`` (_values.same).
+
+    ``plain``: ``value`` is plain JSON (plain_json), ``value_json`` its orjson
+    bytes. Then what reads back as the same bytes and is plain JSON too is the
+    same value: plain values that orjson writes alike have the same types (1,
+    1.0 and true differ in text), key order, strs and numbers (a finite float's
+    shortest text is its own), and neither holds the NaN or infinity that write
+    as null. So plain_json of the value read back (a walk in C) stands in for
+    same's search of the bytes for null and its == over the whole value.
+    """
     try:
-        return same(value, decode(text), value_json)
+        got = decode(text)
     except DecodeError:
         return False
+    if plain and value_json is not None:
+        try:
+            got_json = orjson.dumps(got)
+        except orjson.JSONEncodeError:
+            got_json = None
+        if got_json is not None:
+            if got_json != value_json:
+                return False
+            if plain_json(got):
+                return True
+    return same(value, got, value_json)
 
 
 def detect(text: str, /) -> Literal["gcx", "dcp", "json"]:

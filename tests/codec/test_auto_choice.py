@@ -10,6 +10,7 @@ import random
 from pathlib import Path
 from typing import Any
 
+import orjson
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -18,9 +19,10 @@ import gcxwire
 from gcxwire import _auto as select
 from gcxwire import _auto_sample as sampling
 from gcxwire import _speedups_py, tokens
+from gcxwire._impl import plain_json
 from gcxwire._values import same
 
-from ..strategies import TEXT, tables
+from ..strategies import TEXT, json_values, tables
 
 REAL = Path(__file__).resolve().parents[2] / "bench" / "cases" / "real"
 
@@ -444,3 +446,47 @@ def test_row_units_add_up_to_the_whole_count(value: list[dict[str, Any]]) -> Non
     for text, units in texts.values():
         if units is not None and units.fixed_var == 0:
             assert units.fixed + sum(units.units) == tokens.count(text)
+
+
+# Values that read back alike in text but not in type or sign: the read-back
+# must tell each from the others.
+_LOOK_ALIKE = st.sampled_from([0, 1, 1.0, 0.0, -0.0, True, False, None, "1", "null", 2**63, 1e16])
+
+
+def _near(value: Any) -> st.SearchStrategy[Any]:
+    """``value`` with one leaf swapped for a look-alike, or as it is."""
+    if isinstance(value, list) and value:
+        return st.integers(0, len(value) - 1).flatmap(
+            lambda i: _near(value[i]).map(lambda item: [*value[:i], item, *value[i + 1 :]])
+        )
+    if isinstance(value, dict) and value:
+        return st.sampled_from(list(value)).flatmap(
+            lambda key: _near(value[key]).map(lambda item: {**value, key: item})
+        )
+    return st.one_of(st.just(value), _LOOK_ALIKE)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(json_values().flatmap(lambda value: st.tuples(st.just(value), _near(value))), st.data())
+def test_the_plain_read_back_is_the_strict_one(pair: tuple[Any, Any], data: st.DataObject) -> None:
+    """_decodes_to told that the value is plain JSON (plain_json: it checks
+    what reads back by its bytes and plain_json) answers as _values.same does,
+    on texts of the value itself and of look-alikes (1, 1.0, true; 0.0 and
+    -0.0; null and "null"; big ints) in every format."""
+    value, other = pair
+    fmt: select.Format = data.draw(st.sampled_from(["gcx", "dcp", "json"]))
+    try:
+        text = gcxwire.encode(other, tool="t", format=fmt)
+    except gcxwire.EncodeError:
+        return
+    try:
+        value_json = orjson.dumps(value)
+    except orjson.JSONEncodeError:
+        value_json = None
+    plain = plain_json(value)
+    strict = select._decodes_to(text, value, value_json)
+    assert select._decodes_to(text, value, value_json, plain) == strict
+    try:
+        assert strict == same(value, gcxwire.decode(text))
+    except gcxwire.DecodeError:
+        assert not strict
