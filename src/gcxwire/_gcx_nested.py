@@ -21,7 +21,7 @@ items with their links); reading puts the items back (``attach``).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Final
+from typing import Any, Final, Literal
 
 from ._gcx_model import _FLAT_DEPTH
 from ._impl import attach_items, escape, format_cell, split_column
@@ -94,18 +94,23 @@ def may_hold_lists(rows: Sequence[Any]) -> bool:
 
 
 def split(
-    rows: Sequence[dict[str, Any]], path: Path, link: str
-) -> tuple[list[dict[str, Any]], list[dict[str, Any]], int] | None:
+    rows: Sequence[dict[str, Any]], path: Path, link: str, keys: tuple[str, ...] | None = None
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]], int] | Literal[False] | None:
     """The rows with the lists at ``path`` replaced by their sizes, the items, their JSON size.
 
     Each item is a copy with ``link`` (its row's number) first. None when some
     row holds something else there (a scalar, a list of non-objects, an empty
     object, an item holding ``link``), when a row already has a ``name[]``
     member beside it, or when the lists hold fewer than two items in all.
+    With ``keys``, a column of the table (one key) also checks that each row
+    holds exactly those keys, in order: False when one does not (see
+    split_column); a deeper path leaves that to the caller.
     """
     key, mark = path[-1], path[-1] + MARK
     if len(path) == 1:  # a column of the table: a leaf does the rows
-        found = split_column(rows, key, mark, link)
+        found = split_column(rows, key, mark, link, keys)
+        if found is False:
+            return False
         return None if found is None or len(found[1]) < _MIN_ITEMS else found
     out: list[dict[str, Any]] = []
     items: list[dict[str, Any]] = []

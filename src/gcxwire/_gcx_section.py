@@ -5,7 +5,7 @@ from __future__ import annotations
 import operator
 import re
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Literal
 
 from . import _gcx_lines as lines
 from . import _gcx_nested as nested
@@ -145,9 +145,9 @@ def _section(
     # then no column is spread either, without looking at those rows again.
     nesting = below is None or not rows or nested.may_hold_lists(rows)
     if below is not None and rows and nesting:
-        if keys is not None and keys_differ(rows, keys):
+        found = _child_sections(rows, fields, below, keys)
+        if found is False:  # a row does not hold exactly ``keys``
             return None
-        found = _child_sections(rows, fields, below)
         if found is not None:
             rows, fields, children, owned = found
             keys = None
@@ -281,15 +281,22 @@ Below = tuple[str, str, int]
 
 
 def _child_sections(
-    rows: Sequence[dict[str, Any]], fields: list[str], below: Below
-) -> tuple[list[dict[str, Any]], list[str], str, bool] | None:
+    rows: Sequence[dict[str, Any]],
+    fields: list[str],
+    below: Below,
+    keys: tuple[str, ...] | None = None,
+) -> tuple[list[dict[str, Any]], list[str], str, bool] | Literal[False] | None:
     """Rows, fields and child section text once the list columns that pay are moved out,
     and whether every row is a copy (none is a row of ``rows``).
 
     A column moves when the child section (header, rows and link cells) is
-    shorter than the JSON cells it replaces; None when no column moves.
+    shorter than the JSON cells it replaces; None when no column moves. With
+    ``keys``, False when a column would move but a row does not hold exactly those
+    keys (keys_differ: the rows moved are written without that check); split
+    checks them as it reads the rows.
     """
     given = rows
+    checked = keys is None  # whether every row is known to hold exactly ``keys``
     tool_text, of, level = below
     if level >= nested.MAX_LEVELS:
         return None
@@ -300,9 +307,12 @@ def _child_sections(
     for path in nested.list_paths(rows):
         if _field_text(path[-1] + nested.MARK) is None:
             continue
-        found = nested.split(rows, path, link)
+        found = nested.split(rows, path, link, None if checked or rows is not given else keys)
+        if found is False:
+            return False
         if found is None:
             continue
+        checked = checked or len(path) == 1  # the leaf read every row's keys
         moved, items, size = found
         try:
             child_fields = _table_fields(items, "$")
@@ -318,6 +328,10 @@ def _child_sections(
         assert child is not None  # only a keys check gives None
         if len(child[2]) + 2 * len(rows) >= size:  # +2: a count cell and its TAB per row
             continue
+        if not checked:  # a deeper path's split reads no keys
+            if keys is not None and keys_differ(given, keys):
+                return False
+            checked = True
         rows = moved
         texts.append(child[2])
         if len(path) == 1:

@@ -3,7 +3,7 @@
 from cpython.unicode cimport PyUnicode_Tailmatch
 
 
-def split_column(rows, key, mark, link, /):
+def split_column(rows, key, mark, link, tuple keys=None, /):
     """The rows with list column ``key`` moved out: (rows, items, JSON size), or None.
 
     Each row that holds ``key`` is copied with ``key`` dropped and ``mark``
@@ -11,9 +11,12 @@ def split_column(rows, key, mark, link, /):
     copied as ``{link: row number, **item}``; the size is the length of the
     JSON cells the lists would have been. None when a row holds something
     else there (a scalar, a non-object or empty item, an item holding
-    ``link``, a value JSON cannot carry) or holds ``mark`` beside it.
+    ``link``, a value JSON cannot carry) or holds ``mark`` beside it. With
+    ``keys`` (a tuple), False when a row read before any of those is not an exact
+    dict of exactly these keys in this order (keys_differ, in the same walk).
     """
     cdef list out = [], items = []
+    cdef tuple want = keys
     cdef Py_ssize_t i = 0, j, size = 0
     cdef PyObject *value
     cdef object held  # value, owned: an item's key compare may run Python code
@@ -26,6 +29,8 @@ def split_column(rows, key, mark, link, /):
     b.kind = PyUnicode_1BYTE_KIND
     try:
         for row in rows:
+            if want is not None and _row_askew(row, want):
+                return False
             if type(row) is not dict or key not in <dict>row:
                 if type(row) is dict and mark in <dict>row:
                     return None

@@ -19,7 +19,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator, Sequence, Sized
 from itertools import accumulate, repeat
 from operator import itemgetter
-from typing import Any
+from typing import Any, Literal
 
 import orjson
 
@@ -1187,8 +1187,8 @@ def crlf_only(text: str, /) -> bool:
 
 
 def split_column(
-    rows: Iterable[Any], key: str, mark: str, link: str, /
-) -> tuple[list[Any], list[dict[Any, Any]], int] | None:
+    rows: Iterable[Any], key: str, mark: str, link: str, keys: tuple[Any, ...] | None = None, /
+) -> tuple[list[Any], list[dict[Any, Any]], int] | Literal[False] | None:
     """The rows with list column ``key`` moved out: (rows, items, JSON size), or None.
 
     Each row that holds ``key`` is copied with ``key`` dropped and ``mark``
@@ -1196,12 +1196,20 @@ def split_column(
     copied as ``{link: row number, **item}``; the size is the length of the
     JSON cells the lists would have been. None when a row holds something
     else there (a scalar, a non-object or empty item, an item holding
-    ``link``, a value JSON cannot carry) or holds ``mark`` beside it.
+    ``link``, a value JSON cannot carry) or holds ``mark`` beside it. With
+    ``keys`` (a tuple), False when a row read before any of those is not an exact
+    dict of exactly these keys in this order (keys_differ, in the same walk).
     """
+    if keys is not None and not isinstance(keys, tuple):
+        raise TypeError(
+            f"Argument 'keys' has incorrect type (expected tuple, got {type(keys).__name__})"
+        )
     out: list[Any] = []
     items: list[dict[Any, Any]] = []
     size = 0
     for i, row in enumerate(rows):
+        if keys is not None and (type(row) is not dict or tuple(row) != keys):
+            return False
         if type(row) is not dict or key not in row:
             if type(row) is dict and mark in row:
                 return None

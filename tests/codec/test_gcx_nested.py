@@ -319,3 +319,27 @@ def test_a_template_column_beside_a_child_section_leaves_the_input_alone() -> No
         assert value == before
         assert "fields=[],name of=[].labels" in text and "{number}" in text
         assert gcx.decode(text) == before
+
+
+def test_rows_of_other_keys_leave_the_uniform_path_when_a_list_column_moves() -> None:
+    # The rows moved to child sections are written without the writer's keys check:
+    # split reads each row's keys as it copies it (a deeper list's caller reads them).
+    from gcxwire._gcx_header import _tool_text
+    from gcxwire._gcx_section import _uniform_table
+
+    def rows(at: int, deep: bool, order: bool) -> list[dict[str, Any]]:
+        out: list[dict[str, Any]] = []
+        for n in range(40):
+            items = [{"name": f"l{n}"}, {"name": "x"}]
+            out.append({"n": n, "o": {"labels": items}} if deep else {"n": n, "labels": items})
+        if order:  # the same keys in another order
+            out[at] = dict(reversed(out[at].items()))
+        else:  # a key more
+            out[at] = {**out[at], "extra": 1}
+        return out
+
+    for at, deep, order in itertools.product((0, 7, 39), (False, True), (False, True)):
+        value = rows(at, deep, order)
+        assert _uniform_table(value, _tool_text("t")) is None
+        roundtrip(value)  # the general path writes them, and reads back the same
+    assert _uniform_table(rows(0, False, False)[1:], _tool_text("t")) is not None

@@ -209,3 +209,25 @@ def test_sparse_column_reads_one_kind_of_miss(twin: str) -> None:
     assert sparse([*objects, {"u": None}], "u", 3) == (None, None)  # too few objects
     assert sparse(objects, "u", 2) == (None, None)  # none missing: dict_column's case
     assert sparse([*objects, {"u": {}}], "u", 2) == (None, None)
+
+
+@need_ext
+@settings(max_examples=150, deadline=None)
+@given(st.lists(_ROW, max_size=5), st.sampled_from([("b",), ("a", "b"), ("b", "a"), ()]))
+def test_split_column_with_keys_agrees(rows: list[Any], keys: tuple[str, ...]) -> None:
+    # With keys, a row read that is not a dict of exactly those keys gives False.
+    results = []
+    for twin in (_speedups, _speedups_py):
+        mine = copy.deepcopy(rows)
+        results.append((outcome(twin.split_column, mine, "b", "b[]", "[]", keys), repr(mine)))
+    assert results[0] == results[1]
+
+
+def test_split_column_reads_each_rows_keys(twin: str) -> None:
+    rows = [{"a": 1, "b": [{"c": 0}]}, {"a": 2, "b": [{"c": 1}]}]
+    split = leaves(twin).split_column
+    assert split(rows, "b", "b[]", "[]", ("a", "b")) == split(rows, "b", "b[]", "[]")
+    assert split(rows, "b", "b[]", "[]", ("b", "a")) is False
+    assert split([*rows, {"b": [], "a": 3}], "b", "b[]", "[]", ("a", "b")) is False
+    with pytest.raises(TypeError, match="expected tuple, got list"):
+        split(rows, "b", "b[]", "[]", ["a", "b"])
