@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Sequence, ValuesView
 from typing import Any, Literal
 
 import orjson
@@ -145,6 +145,29 @@ _spread_of_total = spread_of_total  # the proxy's DCP-against-GCX1 sample uses i
 Count = tuple[float, float]  # (tokens, standard error); an error of 0 is an exact count
 
 
+_CONTINUATION = bytes(range(0x80, 0xC0))  # UTF-8 bytes that continue a character
+
+
+class _Texts(dict[str, "str | None"]):
+    """The candidates' texts by name (None: the format cannot carry the value);
+    JSON's is decoded from its orjson bytes only when first read."""
+
+    json_bytes: bytes | None = None
+
+    def __missing__(self, name: str) -> str | None:
+        if name != "json" or self.json_bytes is None:
+            raise KeyError(name)
+        text = self["json"] = self.json_bytes.decode()
+        return text
+
+    def get(self, name: str, default: str | None = None) -> str | None:  # type: ignore[override]
+        return self[name] if name in self or name == "json" else default
+
+    def values(self) -> ValuesView[str | None]:  # type: ignore[override]
+        self["json"]  # noqa: B018 -- decoded: every text is there
+        return super().values()
+
+
 class _Auto:
     """One ``format="auto"`` choice: candidates written, estimated, counted where close."""
 
@@ -154,13 +177,16 @@ class _Auto:
         self.plain = plain_json(value)  # the walk in C (Python's is_plain: 1 µs a cell)
         if not self.plain:
             check_value(value)  # refuse NaN, datetime, UUID, Enum... with the path, as gcx does
+        self.texts = _Texts()
         try:
             self.json_bytes: bytes | None = orjson.dumps(value)
-            json_text = self.json_bytes.decode()
+            self.texts.json_bytes = self.json_bytes
         except orjson.JSONEncodeError:
             self.json_bytes = None
-            json_text = dumps(value)  # big ints, lone surrogates; or the error with its path
-        self.texts: dict[str, str | None] = {"json": json_text}
+            self.texts["json"] = dumps(
+                value
+            )  # big ints, lone surrogates; or the error with its path
+        self.json_size: int | None = None  # JSON's length in characters, once asked
         self.estimates: dict[str, Count] = {}
         self.exact: dict[str, int] = {}
         self.windows: dict[str, list[tokens.Window]] = {}  # counted by a window estimate
@@ -175,9 +201,7 @@ class _Auto:
 
     def text(self, name: str) -> str | None:
         """The candidate's text, written on first use; None if it cannot carry the value."""
-        if name not in self.texts:
-            if name == "json":
-                raise AssertionError("JSON is written first")
+        if name not in self.texts and name != "json":  # JSON's, written first, decoded when read
             try:
                 text = _ENCODERS[name](self.value, self.tool)
                 self.texts[name] = text if name != "gcx" or lines_fit_go(text) else None
@@ -229,10 +253,9 @@ class _Auto:
         text's (within the sampler's fit): rows the sample missed are unlike it.
         """
         if name == "json":
-            text = self.texts["json"]
-            if not self.json_bytes or not text:
+            if not self.json_bytes:
                 return None
-            return json_rows(self.value, text, picked, self.count_unit)
+            return json_rows(self.value, self.json_length(), picked, self.count_unit)
         if name == "dcp":
             return dcp_rows(self.value, picked, self.sampled.get("json"), self.count_unit)
         text = self.text(name)
@@ -342,13 +365,32 @@ class _Auto:
         """Whether ``name``'s estimate leaves JSON's within _VERIFY of it."""
         return bool(self.estimates["json"][0] <= self.estimates[name][0] * (1 + _VERIFY))
 
+    def json_length(self) -> int:
+        """JSON's length in characters, without decoding its bytes: a str of
+        text past ASCII costs ~2 ns a byte to decode (unicode-5,000, 1 MB: 1.9
+        ms), and a table sampled by rows needs only its length (_Texts decodes
+        it when the text itself is read). Where the text will be read (a short
+        value, one estimated by windows), it is decoded here."""
+        if self.json_size is None:
+            if (
+                "json" in self.texts
+                or self.json_bytes is None
+                or len(self.json_bytes) <= _COUNT_WHOLE  # its text is read: counted whole
+                or not isinstance(self.value, list)  # or its windows estimated
+                or len(self.value) <= 2 * _SAMPLE_ROWS
+                or self.json_bytes.isascii()  # decoded at the speed of a copy
+            ):
+                self.json_size = len(self.texts["json"] or "")
+            else:  # one character a byte that does not continue one
+                self.json_size = len(self.json_bytes.translate(None, _CONTINUATION))
+        return self.json_size
+
     def choose(self) -> str:
-        json_text = self.texts["json"]
-        assert json_text is not None
         # Text with many characters that are not ASCII is counted by tiktoken
         # whole: ~20 times slower. Only a length between the two bounds asks.
-        if len(json_text) <= _COUNT_WHOLE // 8 or (
-            len(json_text) <= _COUNT_WHOLE and self.by_pieces("json")
+        if (self.json_bytes is not None and len(self.json_bytes) <= _COUNT_WHOLE // 8) or (
+            self.json_length() <= _COUNT_WHOLE // 8
+            or (self.json_length() <= _COUNT_WHOLE and self.by_pieces("json"))
         ):
             return self.choose_counted()
         size = _SAMPLE_ROWS
@@ -402,12 +444,17 @@ class _Auto:
         """Whether ``names`` are sampled rows written in ASCII, _COUNT_CLOSE
         characters at most together: counted whole faster than sampled again.
         A text not written yet is written only where JSON's length leaves room."""
-        if len(self.texts["json"] or "") * len(names) > 2 * _COUNT_CLOSE:
+        if self.json_length() * len(names) > 2 * _COUNT_CLOSE:
             return False
         total = 0
         for name in names:
-            text = self.texts["json"] if name == "json" else self.text(name)
-            if name not in self.sampled or text is None:
+            if name not in self.sampled:
+                return False
+            if name == "json":
+                total += self.json_length()
+                continue
+            text = self.text(name)
+            if text is None:
                 return False
             total += len(text)
         # The lengths first: finding how a text is counted costs a search of it.

@@ -156,10 +156,11 @@ def _fits(sizes: Sequence[int], rows: int, total: int) -> bool:
 
 
 def json_rows(
-    value: list[Any], text: str, picked: Sequence[int], count: Counter = tokens.count
+    value: list[Any], size: int, picked: Sequence[int], count: Counter = tokens.count
 ) -> RowSample | None:
-    """Units of compact JSON ``text`` of the list ``value``: from the first cut
-    inside each row to the first cut inside the next (the last to the end)."""
+    """Units of the compact JSON of the list ``value`` (``size`` characters): from
+    the first cut inside each row to the first cut inside the next (the last to
+    the end). Each sampled row is written by orjson, not cut from the text."""
     try:
         first = orjson.dumps(value[0]).decode()
         head = "[" + first[: tokens.next_cut(first, 1)]
@@ -179,7 +180,7 @@ def json_rows(
                 units.append(row[cut:] + "]")
     except orjson.JSONEncodeError:
         return None
-    return _measured(len(value), (head, count(head)), 0.0, units, len(text) - len(head), 0.0, count)
+    return _measured(len(value), (head, count(head)), 0.0, units, size - len(head), 0.0, count)
 
 
 def first_section_end(text: str) -> int:

@@ -439,7 +439,7 @@ def test_row_units_add_up_to_the_whole_count(value: list[dict[str, Any]]) -> Non
     choice = select._Auto(value, "t")
     json_text = choice.texts["json"]
     assert json_text is not None
-    texts = {"json": (json_text, sampling.json_rows(value, json_text, every))}
+    texts = {"json": (json_text, sampling.json_rows(value, len(json_text), every))}
     gcx_text = choice.text("gcx")
     if gcx_text is not None:
         texts["gcx"] = (gcx_text, sampling.gcx_rows(gcx_text, len(value), every))
@@ -490,3 +490,27 @@ def test_the_plain_read_back_is_the_strict_one(pair: tuple[Any, Any], data: st.D
         assert strict == same(value, gcxwire.decode(text))
     except gcxwire.DecodeError:
         assert not strict
+
+
+@settings(max_examples=60, deadline=None)
+@given(json_values())
+def test_json_length_is_the_texts(value: Any) -> None:
+    """JSON's length in characters, counted from its bytes without decoding
+    them, is its text's (ASCII, wide, 4-byte and lone-surrogate text alike)."""
+    choice = select._Auto(value, "t")
+    assert choice.json_length() == len(select.compact_json(value))
+
+
+def test_a_sampled_table_past_ascii_leaves_its_json_bytes_undecoded() -> None:
+    """A long table whose GCX1 wins on its row sample: auto needs JSON's length
+    only, so the bytes (~2 ns a byte to decode past ASCII) stay bytes."""
+    rows = [
+        {"id": i, "title": "\u6570\u636e\u5e93" * (i % 4 + 1), "tag": "\U0001f680 ok"}
+        for i in range(3000)
+    ]
+    choice = select._Auto(rows, "t")
+    text = choice.choose()
+    assert select.detect(text) == "gcx"
+    assert "json" not in choice.texts  # not decoded
+    assert text == select._Auto(rows, "t").choose_counted()
+    assert choice.texts["json"] == select.compact_json(rows)  # decoded when read
