@@ -236,20 +236,15 @@ cdef Py_ssize_t _find_tab(int kind, void *data, Py_ssize_t i, Py_ssize_t b):
     return i
 
 
-cdef dict _read_row(
-    str s, int kind, void *data, Py_ssize_t a, Py_ssize_t b, tuple fields,
-    bint typed, bint empty_null, frozenset floats, Py_ssize_t base, Py_ssize_t *ends,
-    Py_ssize_t *padding,
-):
-    # The row s[a:b]; error positions are base + the offset within the row.
-    # ends holds len(fields) cell ends: the tabs are found once. padding (or
-    # NULL: no bound) is how many cells a short row may still fill in; None
-    # when this row would need more (nothing is read then).
-    cdef Py_ssize_t nfields = len(fields), ncells = 0, i, ca, cb, pos = 0
-    cdef dict row = {}
-    cdef bint any_floats = bool(floats)
-    cb = a
-    while True:  # the cells first: too many is an error before any literal is read
+cdef inline Py_ssize_t _split_cells(
+    int kind, void *data, Py_ssize_t a, Py_ssize_t b, Py_ssize_t nfields, Py_ssize_t *ends,
+    Py_ssize_t base,
+) except -1:
+    # The cells of the row data[a:b]: their ends into ends (len(fields) of them),
+    # their count returned; more cells than fields is an error (position base +
+    # the offset within the row), before any literal is read.
+    cdef Py_ssize_t ncells = 0, cb = a, pos = 0
+    while True:
         cb = _find_tab(kind, data, cb, b)
         if ncells < nfields:
             ends[ncells] = cb
@@ -263,6 +258,37 @@ cdef dict _read_row(
         raise DecodeError(
             f"Row has {ncells} cells but the header declares {nfields} fields", pos=base + pos - a
         )
+    return ncells
+
+
+cdef inline object _typed_cell(
+    str s, int kind, void *data, Py_ssize_t ca, Py_ssize_t cb, Py_ssize_t err_pos, object field,
+    bint any_floats, frozenset floats,
+):
+    # The typed value of the non-empty cell s[ca:cb] of column field; ABSENT for `\`.
+    cdef object value = _parse_range(s, kind, data, ca, cb, err_pos)
+    if any_floats and type(value) is int and field in floats:
+        # From the text, so "-0" stays negative zero; an int beyond float range
+        # (only a foreign payload can hold one here) stays an int.
+        f = float(PyUnicode_Substring(s, ca, cb))
+        if isfinite(f):
+            return f
+    return value
+
+
+cdef dict _read_row(
+    str s, int kind, void *data, Py_ssize_t a, Py_ssize_t b, tuple fields,
+    bint typed, bint empty_null, frozenset floats, Py_ssize_t base, Py_ssize_t *ends,
+    Py_ssize_t *padding,
+):
+    # The row s[a:b]; error positions are base + the offset within the row.
+    # ends holds len(fields) cell ends: the tabs are found once. padding (or
+    # NULL: no bound) is how many cells a short row may still fill in; None
+    # when this row would need more (nothing is read then).
+    cdef Py_ssize_t nfields = len(fields), ncells, i, ca, cb
+    cdef dict row = {}
+    cdef bint any_floats = bool(floats)
+    ncells = _split_cells(kind, data, a, b, nfields, ends, base)
     if padding != NULL and ncells < nfields and (empty_null or not typed):
         if nfields - ncells > padding[0]:
             return None
@@ -277,14 +303,8 @@ cdef dict _read_row(
             if empty_null:
                 row[field] = None
         else:
-            value = _parse_range(s, kind, data, ca, cb, base + ca - a)
+            value = _typed_cell(s, kind, data, ca, cb, base + ca - a, field, any_floats, floats)
             if value is not _ABSENT:
-                if any_floats and type(value) is int and field in floats:
-                    # From the text, so "-0" stays negative zero; an int beyond float
-                    # range (only a foreign payload can hold one here) stays an int.
-                    f = float(PyUnicode_Substring(s, ca, cb))
-                    if isfinite(f):
-                        value = f
                 row[field] = value
         ca = cb + 1
     if not typed:

@@ -565,6 +565,96 @@ def _row_plan(
     return columns, constants, plan
 
 
+#: decode_rows' layout: (steps, groups, constants, infixes, prefixes, templates).
+Layout = tuple[
+    tuple[tuple[int, str, int], ...],
+    int,
+    tuple[tuple[int, str, Any], ...],
+    tuple[tuple[int, str, str], ...],
+    tuple[tuple[int, str], ...],
+    tuple[tuple[int, int, str, str, str, str], ...],
+]
+
+
+def _layout(
+    header: Header,
+    cells: tuple[str, ...],
+    constants: dict[str, Any] | None,
+    nest: list[tuple[str, tuple[str, ...], str]] | None,
+    size: int,
+) -> Layout | None:
+    """The rows' final shape for decode_rows, or None: rows need no change after their
+    cells are read, or the groups depend on the values (a member where a group goes).
+
+    Remembered by what it is made of (but the constants' values) when its header
+    line is ``size`` <= _LAYOUT_LINE characters: sections of one payload repeat
+    their header but for `of=`, and each is a header parse."""
+    if not (constants or header.infixes or header.prefixes or header.templates or nest):
+        return None
+    if size > _LAYOUT_LINE:  # a long header: not kept, its layout is a small part of its parse
+        return _with_constants(_new_layout(header, cells, tuple(constants or ()), nest), constants)
+    key = (
+        cells, None if nest is None else tuple(nest), tuple(constants or ()),
+        header.infixes, header.prefixes, header.templates,
+    )  # fmt: skip
+    found = _LAYOUTS.get(key, _NO_LAYOUT)
+    if found is _NO_LAYOUT:
+        found = _new_layout(header, cells, tuple(constants or ()), nest)
+        if len(_LAYOUTS) >= _LAYOUTS_KEPT:
+            _LAYOUTS.clear()
+        _LAYOUTS[key] = found
+    return _with_constants(found, constants)  # type: ignore[arg-type]
+
+
+def _with_constants(layout: Layout | None, constants: dict[str, Any] | None) -> Layout | None:
+    if layout is None or not constants:
+        return layout
+    steps, groups, held, infixes, prefixes, templates = layout
+    values = tuple((c, name, constants[name]) for c, name, _ in held)
+    return steps, groups, values, infixes, prefixes, templates
+
+
+_LAYOUTS: dict[tuple[Any, ...], object] = {}
+_LAYOUTS_KEPT = 64
+_LAYOUT_LINE = 2048
+_NO_LAYOUT = object()
+
+
+def _new_layout(
+    header: Header,
+    cells: tuple[str, ...],
+    constants: tuple[str, ...],
+    nest: list[tuple[str, tuple[str, ...], str]] | None,
+) -> Layout | None:
+    # _layout's work: the constants' values left None, filled in by each call.
+    column = {name: i for i, name in enumerate(cells)}
+    groups: dict[tuple[int, str], int] = {}  # (object, key): the group made there
+    members: set[tuple[int, str]] = set()  # (object, key) of each column's value
+    steps: list[tuple[int, str, int]] = []
+    for name, chain, key in nest if nest is not None else [(c, (), c) for c in cells]:
+        at = 0
+        for part in chain:
+            inner = groups.get((at, part))
+            if inner is None:
+                if (at, part) in members:  # a value where a group goes: nest_rows decides
+                    return None
+                inner = groups[at, part] = len(groups) + 1
+                steps.append((at, part, -inner))
+            at = inner
+        if (at, key) in groups or (at, key) in members or name not in column:
+            return None
+        members.add((at, key))
+        steps.append((at, key, column[name]))
+    return (
+        tuple(steps),
+        len(groups),
+        tuple((column[n], n, None) for n in constants),
+        tuple((column[n], _INFIX_MARK, text) for n, text in header.infixes),
+        tuple((column[n], text) for n, text in header.prefixes),
+        tuple((column[n], column[s], b, a, n, s) for n, s, b, a in header.templates),
+    )
+
+
 def _check_constants(row: dict[str, Any], constants: dict[str, Any]) -> None:
     # A constant column's cell must be blank (empty, or `\`); then the constant fills it.
     for name in constants:
@@ -652,6 +742,9 @@ class _Lines:
     #: Typed reading: the fields that have cells, and the constant columns' values.
     cells: tuple[str, ...] = ()
     constants: dict[str, Any] | None = None
+    #: Typed reading of a section whose rows change after their cells are read
+    #: (groups, constants, infixes, prefixes, templates): decode_rows' layout.
+    layout: Layout | None = None
     #: Typed reading of a `form=lines` section: its rows are plain strings, one line each.
     plain: bool = False
     #: Cells short rows may still fill in: max_padding plus one per input character
@@ -699,8 +792,10 @@ class _Lines:
                 self.cells, self.constants, self.nest = _row_plan(header, self.doc, pos, limits)
                 if first and self.renames is not None and self.nest is not None:
                     self.nest, self.renames[0] = _rename_marks(self.nest)
+                self.layout = _layout(header, self.cells, self.constants, self.nest, len(text))
             else:
                 self.cells, self.constants, self.nest = header.fields, None, None
+                self.layout = None
             return header
         if self.header is None:
             raise _not_a_header(text, self.doc, pos)
@@ -816,10 +911,11 @@ def _section_rows(
             text, base = _escaped(doc[start:end], header.raw_json, strings, crlf, trees, words), 0
         except DecodeError as exc:
             raise DecodeError.at(exc.msg, doc, start + exc.pos) from None
+    layout = state.layout if typed else None
     try:
         found, comments, stop, padded = decode_rows(
             text, base, state.cells, typed, header.empty_null, header.floats,
-            limits.max_line, limits.max_depth, digit_limit(limits), state.padding,
+            limits.max_line, limits.max_depth, digit_limit(limits), state.padding, layout,
         )  # fmt: skip
     except DecodeError as exc:
         where = exc.pos if text is doc else start + _original_pos(text, doc[start:], exc.pos)
@@ -828,6 +924,13 @@ def _section_rows(
         stop = start + _original_pos(text, doc[start:], stop)
     state.padding -= padded
     state.comments.extend(comments)
+    if layout is not None:  # the rows are in their final shape but for missing groups
+        if header.missing:
+            _drop_missing(found, header)
+        if not rows:
+            return stop, found
+        rows.extend(found)
+        return stop, rows
     try:
         if state.constants:
             for row in found:

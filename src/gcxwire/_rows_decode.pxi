@@ -87,7 +87,8 @@ cdef bint _deep_cell(int kind, void *data, Py_ssize_t a, Py_ssize_t b, Py_ssize_
 
 def decode_rows(
     str text, Py_ssize_t start, fields, bint typed, bint empty_null, frozenset floats,
-    Py_ssize_t max_line, Py_ssize_t max_depth, Py_ssize_t max_digits, Py_ssize_t max_padding, /,
+    Py_ssize_t max_line, Py_ssize_t max_depth, Py_ssize_t max_digits, Py_ssize_t max_padding,
+    layout=None, /,
 ):
     """Read the row and comment lines of a section from ``text[start:]``.
 
@@ -100,6 +101,19 @@ def decode_rows(
     in for short rows (untyped, or under ``empty_null``). A CR before LF is
     dropped, blank lines are skipped, comment text is kept without its ``#``.
     Row errors are DecodeErrors whose ``pos`` is an offset into ``text``.
+
+    A ``layout`` (typed only) gives each row its final shape as it is read:
+    ``(steps, groups, constants, infixes, prefixes, templates)``, columns by
+    their index in ``fields``. Each row's values by column are taken in turn by
+    ``constants`` (column, name, value: the cell must be blank, empty or
+    ``\\``, and takes the value), ``infixes`` (column, mark, text: the first
+    mark in a string becomes the text), ``prefixes`` (column, text: put before
+    a string) and ``templates`` (column, source, before, after, name, source
+    name: a column with no value takes before + the source's string or int's
+    digits + after); then ``steps`` build the row: each (object, key, source)
+    sets key in object 0 (the row) or k (1 to ``groups``) to column source's
+    value when it has one, or for source -k to a new empty object k. A
+    constant's or template's error is placed at its line's start.
     """
     cdef list rows = [], comments = []
     cdef tuple fs = tuple(fields)
@@ -111,7 +125,19 @@ def decode_rows(
     cdef Py_ssize_t *ends = _cell_ends(len(fs))
     cdef Py_ssize_t left = max_padding  # cells short rows may still have filled in
     cdef Py_ssize_t before
-    cdef dict row
+    cdef object row
+    cdef _RowLayout shape = None if layout is None else _RowLayout(layout, len(fs))
+    cdef list values = None
+    cdef PyObject **objects = NULL
+    if shape is not None:
+        values = [_ABSENT] * len(fs)
+        if not typed:
+            PyMem_Free(ends)
+            raise ValueError("A layout needs typed rows")
+        objects = <PyObject **>PyMem_Malloc(shape.nobjects * sizeof(PyObject *))
+        if objects == NULL:
+            PyMem_Free(ends)
+            raise MemoryError()
     try:
         while pos < n:
             if kind == PyUnicode_1BYTE_KIND:
@@ -158,24 +184,35 @@ def decode_rows(
                         # (A line left to the caller fills in no cells: left goes back.)
                         before = left
                         try:
-                            row = _read_row(
-                                text, kind, data, pos, stop, fs, typed, empty_null, floats,
-                                pos, ends, &left,
-                            )
+                            if shape is None:
+                                row = _read_row(
+                                    text, kind, data, pos, stop, fs, typed, empty_null, floats,
+                                    pos, ends, &left,
+                                )
+                            else:
+                                row = _layout_row(
+                                    text, kind, data, pos, stop, fs, empty_null, floats, pos,
+                                    ends, &left, shape, values, objects, max_depth,
+                                )
                         except DecodeError:
                             if _deep_cell(kind, data, pos, stop, max_depth):
                                 return rows, comments, pos, max_padding - before
                             raise
-                        if row is not None and (
+                        if row is _DEEP or (shape is None and row is not None and (
                             _cells_deeper(text, pos, stop, max_depth)
                             if kind == PyUnicode_1BYTE_KIND
-                            else _row_deeper(row, max_depth)
-                        ):
+                            else _row_deeper(<dict>row, max_depth)
+                        )):
                             return rows, comments, pos, max_padding - before
-                    else:
+                    elif shape is None:
                         row = _read_row(
                             text, kind, data, pos, stop, fs, typed, empty_null, floats, pos,
                             ends, &left,
+                        )
+                    else:
+                        row = _layout_row(
+                            text, kind, data, pos, stop, fs, empty_null, floats, pos, ends,
+                            &left, shape, values, objects, -1,
                         )
                     if row is None:  # its padding would pass max_padding
                         return rows, comments, pos, max_padding - left
@@ -184,6 +221,7 @@ def decode_rows(
         return rows, comments, n, max_padding - left
     finally:
         PyMem_Free(ends)
+        PyMem_Free(objects)
 
 
 def nest_rows(rows, plan, /):

@@ -25,6 +25,7 @@ def decode_rows(
     max_depth: int,
     max_digits: int,
     max_padding: int,
+    layout: Any = None,
     /,
 ) -> tuple[list[dict[str, Any]], list[str], int, int]: ...
 def shared_keys(rows: Iterable[Any], /) -> tuple[str, ...] | None: ...

@@ -21,6 +21,8 @@ code lives in the included parts, one job each:
   _columns.pxi       a table's column paths compiled for reading rows, and
                      the per-column helpers (shared_keys, constant_columns, ...)
   _table_encode.pxi  whole tables: style counts, encode_table, scan_style
+  _row_layout.pxi    typed rows read into their final shape (decode_rows'
+                     layout): groups, constants, infixes, prefixes, templates
   _rows_decode.pxi   whole sections: decode_rows, nest_rows, attach_items,
                      add_templates (the depth limit's bracket count and
                      JSON depth scan are C, in _gcx_depth.h)
@@ -74,6 +76,7 @@ cdef extern from "Python.h":
     Py_UCS4 PyUnicode_MAX_CHAR_VALUE(object o)
     bint PyUnicode_IS_ASCII(object o)
     PyObject *_dict_get "PyDict_GetItemWithError"(PyObject *d, PyObject *key)
+    int _dict_put "PyDict_SetItem"(PyObject *d, PyObject *key, PyObject *value) except -1
     bint _is_dict "PyDict_Check"(PyObject *o)
     bint _is_list "PyList_Check"(PyObject *o)
     bint _is_tuple "PyTuple_Check"(PyObject *o)
@@ -210,6 +213,7 @@ include "_buffer.pxi"
 include "_idmap.pxi"
 include "_columns.pxi"
 include "_table_encode.pxi"
+include "_row_layout.pxi"
 include "_rows_decode.pxi"
 include "_dcp_rows.pxi"
 include "_wide_scan.pxi"

@@ -376,6 +376,7 @@ def decode_rows(
     max_depth: int,
     max_digits: int,
     max_padding: int,
+    layout: Any = None,
     /,
 ) -> tuple[list[dict[str, Any]], list[str], int, int]:
     """Read the row and comment lines of a section from ``text[start:]``.
@@ -389,7 +390,23 @@ def decode_rows(
     in for short rows (untyped, or under ``empty_null``). A CR before LF is
     dropped, blank lines are skipped, comment text is kept without its ``#``.
     Row errors are DecodeErrors whose ``pos`` is an offset into ``text``.
+
+    A ``layout`` (typed only) gives each row its final shape as it is read:
+    ``(steps, groups, constants, infixes, prefixes, templates)``, columns by
+    their index in ``fields``. Each row's values by column are taken in turn by
+    ``constants`` (column, name, value: the cell must be blank, empty or
+    ``\\``, and takes the value), ``infixes`` (column, mark, text: the first
+    mark in a string becomes the text), ``prefixes`` (column, text: put before
+    a string) and ``templates`` (column, source, before, after, name, source
+    name: a column with no value takes before + the source's string or int's
+    digits + after); then ``steps`` build the row: each (object, key, source)
+    sets key in object 0 (the row) or k (1 to ``groups``) to column source's
+    value when it has one, or for source -k to a new empty object k. A
+    constant's or template's error is placed at its line's start.
     """
+    shape = None if layout is None else _row_layout(layout, fields)
+    if shape is not None and not typed:
+        raise ValueError("A layout needs typed rows")
     rows: list[dict[str, Any]] = []
     comments: list[str] = []
     n = len(text)
@@ -423,11 +440,79 @@ def decode_rows(
                             return rows, comments, pos, padded
                         padded += short
                 try:
-                    rows.append(decode_row(line, fields, typed, empty_null, floats))
+                    row = decode_row(line, fields, typed, empty_null, floats)
                 except DecodeError as exc:
                     raise DecodeError(exc.msg, pos=pos + exc.pos) from None
+                rows.append(row if shape is None else _shaped(row, shape, pos))
         pos = end + 1
     return rows, comments, n, padded
+
+
+def _row_layout(layout: Any, fields: Sequence[str]) -> Any:
+    # decode_rows' layout, checked as the extension checks it, its columns by name.
+    steps, groups, constants, infixes, prefixes, templates = layout
+    steps = tuple(tuple(step) for step in steps)
+    if groups < 0:
+        raise ValueError("A layout's group count is negative")
+    made = [True] + [False] * groups
+    for i, (h, k, src) in enumerate(steps):
+        if type(k) is not str or not 0 <= h <= groups or not made[h]:
+            raise ValueError(f"Layout step {i} writes into no object made before it")
+        if src < 0:
+            if -src > groups or made[-src]:
+                raise ValueError(f"Layout step {i} makes no new group")
+            made[-src] = True
+        elif src >= len(fields):
+            raise ValueError(f"Layout step {i} reads no column")
+
+    def name(c: int) -> str:
+        if not 0 <= c < len(fields):
+            raise ValueError(f"Layout column {c} is out of range")
+        return fields[c]
+
+    return (
+        [(h, k, None if src < 0 else fields[src], -src) for h, k, src in steps],
+        groups,
+        [(name(c), n, v) for c, n, v in constants],
+        [(name(c), m, t) for c, m, t in infixes],
+        [(name(c), t) for c, t in prefixes],
+        [(name(c), name(s), b, a, n, sn) for c, s, b, a, n, sn in templates],
+    )
+
+
+def _shaped(row: dict[str, Any], shape: Any, pos: int) -> dict[str, Any]:
+    # A flat typed row (by field name) in its layout's shape (decode_rows).
+    steps, groups, constants, infixes, prefixes, templates = shape
+    for field, name, constant in constants:
+        if row.get(field) is not None:
+            raise DecodeError(f"Constant column {name!r} has a cell in this row", pos=pos)
+        row[field] = constant
+    for field, mark, infix in infixes:
+        value = row.get(field)
+        if type(value) is str and mark in value:
+            row[field] = value.replace(mark, infix, 1)
+    for field, prefix in prefixes:
+        value = row.get(field)
+        if type(value) is str:
+            row[field] = prefix + value
+    for field, src, before, after, name, source in templates:
+        if field not in row:
+            value = row.get(src)
+            if type(value) is str:
+                row[field] = before + value + after
+            elif type(value) is int:
+                row[field] = before + int_to_str(value) + after
+            else:
+                msg = f"Column {name!r} is derived from {source!r}, which holds no text here"
+                raise DecodeError(msg, pos=pos)
+    out: dict[str, Any] = {}
+    objects = [out] * (groups + 1)
+    for h, key, field, made in steps:
+        if field is None:
+            objects[made] = objects[h][key] = {}
+        elif field in row:
+            objects[h][key] = row[field]
+    return out
 
 
 def _deep_cell(line: str, limit: int) -> bool:

@@ -76,6 +76,16 @@ def test_stub_lists_every_name() -> None:
 
 
 NONE: frozenset[str] = frozenset()
+# A layout for fields (a, b): a constant 7 in a, b in group g, and a template
+# column t (in g too, before b) derived from b: `<b>`.
+LAYOUT = (
+    ((0, "a", 0), (0, "g", -1), (1, "t", 2), (1, "b", 1)),
+    1,
+    ((0, "a", 7),),
+    (),
+    (),
+    ((2, 1, "<", ">", "t", "b"),),
+)
 BAD_CALLS = [
     ("format_cell", (float("nan"),)),
     ("format_cell", (float("inf"),)),
@@ -133,6 +143,30 @@ BAD_CALLS = [
     ("dict_column", ([{"a": {}}], ["unhashable"])),
     ("constant_columns", ([{"a": 1}, {"a": 1}], [None])),
     ("constant_columns", ([{"a": {}}, {"a": {}}], [("a", ["x"])])),
+    # decode_rows' layouts: a constant column with a cell, a template without a
+    # source text (both at their line's start), layouts that do not fit their fields.
+    ("decode_rows", ("1\t2\n", 0, ["a", "b"], True, False, NONE, 99, 9, 5, 99, LAYOUT)),
+    ("decode_rows", ("\tx\n\t1.5\n", 0, ["a", "b"], True, False, NONE, 99, 9, 5, 99, LAYOUT)),
+    (
+        "decode_rows",
+        ("1\n", 0, ["a"], True, False, NONE, 99, 9, 5, 99, (((1, "a", 0),), 1, (), (), (), ())),
+    ),
+    (
+        "decode_rows",
+        ("1\n", 0, ["a"], True, False, NONE, 99, 9, 5, 99, (((0, "a", 1),), 0, (), (), (), ())),
+    ),
+    (
+        "decode_rows",
+        ("1\n", 0, ["a"], True, False, NONE, 99, 9, 5, 99, (((0, "a", -1),), 0, (), (), (), ())),
+    ),
+    (
+        "decode_rows",
+        ("1\n", 0, ["a"], False, False, NONE, 99, 9, 5, 99, (((0, "a", 0),), 0, (), (), (), ())),
+    ),
+    (
+        "decode_rows",
+        ("1\n", 0, ["a"], True, False, NONE, 99, 9, 5, 99, ((), 0, ((3, "a", 1),), (), (), ())),
+    ),
     ("find_text", (b'x""', '""', 0, 3)),
     ("find_text", ("x", 1, 0, 1)),
     ("find_text", ("x", "ab", "0", 1)),
@@ -950,3 +984,46 @@ def test_dcp_records_leave_out_dashes(twin: str) -> None:
     assert _impl.dcp_records(rows, ["a", "b"], True) == [{"b": 1}, {"a": "x"}]
     assert _impl.dcp_records(rows, ["a", "b"], False) == [{"a": "-", "b": 1}, {"a": "x", "b": "-"}]
     assert _impl.dcp_records([[1]], ["a", "b"], False) is None
+
+
+# Cells a layout reads: blanks, strings with the infix mark, numbers, big ints, literals.
+_LAYOUT_CELLS = st.sampled_from(
+    [
+        "",
+        "\\",
+        "x",
+        "a\u2026b",
+        "\u2026",
+        "12",
+        "-0",
+        "1.5",
+        "null",
+        "true",
+        "[1]",
+        '"q"',
+        "9" * 25,
+        "é",
+    ]
+)
+# Fields a, b, c, d: a is constant (its cell blank or it errs); b and c in group
+# g, c in g.h, c prefixed, b infixed; d derived from b.
+_LAYOUT = (
+    ((0, "a", 0), (0, "g", -1), (1, "b", 1), (1, "h", -2), (2, "c", 2), (0, "d", 3)),
+    2,
+    ((0, "a", "k"),),
+    ((1, "\u2026", "<mid>"),),
+    ((2, "pre/"),),
+    ((3, 1, "u/", "", "d", "b"),),
+)
+
+
+@need_ext
+@given(
+    st.lists(st.lists(_LAYOUT_CELLS, min_size=1, max_size=5), max_size=6),
+    st.booleans(),
+    st.sampled_from([NONE, frozenset(["c"])]),
+)
+def test_decode_rows_layouts_agree(rows: list[list[str]], empty_null: bool, floats: Any) -> None:
+    text = "".join("\t".join(cells) + "\n" for cells in rows)
+    args = (text, 0, ["a", "b", "c", "d"], True, empty_null, floats, 99, 9, 20, 99, _LAYOUT)
+    assert outcome(_speedups.decode_rows, *args) == outcome(_speedups_py.decode_rows, *args)
