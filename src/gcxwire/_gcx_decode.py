@@ -617,6 +617,7 @@ def _with_constants(layout: Layout | None, constants: dict[str, Any] | None) -> 
 _LAYOUTS: dict[tuple[Any, ...], object] = {}
 _LAYOUTS_KEPT = 64
 _LAYOUT_LINE = 2048
+_LAYOUT_DEPTH = 32  # groups within groups a layout makes, at most
 _NO_LAYOUT = object()
 
 
@@ -632,6 +633,8 @@ def _new_layout(
     members: set[tuple[int, str]] = set()  # (object, key) of each column's value
     steps: list[tuple[int, str, int]] = []
     for name, chain, key in nest if nest is not None else [(c, (), c) for c in cells]:
+        if len(chain) > _LAYOUT_DEPTH:  # nest_rows walks such a chain with less to build first
+            return None
         at = 0
         for part in chain:
             inner = groups.get((at, part))
