@@ -175,13 +175,8 @@ _CUT = _speedups_py._CUT
 _CHUNK = _speedups_py._CHUNK  # characters per tiktoken call: bounds the token list held at once
 
 
-def next_cut(text: str, pos: int, /) -> int:
-    """The first place at or after ``pos`` where ``text`` can be cut without
-    changing its token count (``len(text)`` if there is none)."""
-    if pos >= len(text):
-        return len(text)
-    found = _CUT.search(text, max(pos, 1))
-    return len(text) if found is None else found.end()
+# One definition, the pure twin's: the place a text can be cut is the same in both.
+next_cut = _speedups_py.next_cut
 
 
 # cl100k_base's pre-split pattern as tiktoken has it: cl100k_count splits ASCII
